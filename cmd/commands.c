@@ -1,0 +1,30 @@
+/*
+ * THE command table (git's builtin table, tmux's cmd entries). Keep it sorted
+ * by name: `bringup --help` prints it in this order and a unit test checks it.
+ */
+#include "cmd.h"
+
+#include <string.h>
+
+const struct cmd_entry commands[] = {
+	{ "exec", "-i INVENTORY [--limit HOSTS] [-f N] [--timeout S] [--accept-new-host-keys] -- COMMAND",
+	  "run an ad-hoc command on hosts, folding identical output", cmd_exec },
+	{ "inventory", "show -i INVENTORY [--host H] [-o text|json]",
+	  "validate an inventory and print its resolved view", cmd_inventory },
+	{ "parse", "TOOL [FILE] | --list",
+	  "turn a supported tool's output into JSON", cmd_parse },
+	{ "sim", "up [-n N] [--profile P] [--state bare|ready] | down | status | fault NODE KIND",
+	  "run a simulated cluster of real sshd nodes on this machine", cmd_sim },
+	{ "version", "",
+	  "print the version", cmd_version },
+};
+
+const unsigned ncommands = sizeof(commands) / sizeof(commands[0]);
+
+const struct cmd_entry *cmd_lookup(const char *name)
+{
+	for (unsigned i = 0; i < ncommands; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}

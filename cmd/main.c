@@ -1,0 +1,112 @@
+/*
+ * bringup's entry point: global options, then one dispatch through the
+ * command table. Nothing here knows what a command does.
+ */
+#include "cmd.h"
+#include "version.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+static void print_help(FILE *f)
+{
+	fprintf(f,
+		"usage: bringup [--help] [--version] COMMAND [ARGS]\n"
+		"\n"
+		"Bring up and validate GPU training clusters (InfiniBand, Spectrum Scale,\n"
+		"OpenShift) from one YAML inventory, over SSH, in parallel.\n"
+		"\n"
+		"Commands:\n");
+	for (unsigned i = 0; i < ncommands; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f,
+		"\n"
+		"Run 'bringup help COMMAND' or 'bringup COMMAND --help' for a command's options.\n"
+		"\n"
+		"Exit status:\n"
+		"  0  success\n"
+		"  1  a check, step or remote command failed\n"
+		"  2  usage, inventory or playbook error\n"
+		"  3  one or more hosts could not be reached\n");
+}
+
+int cmd_usage(const char *name)
+{
+	const struct cmd_entry *c = cmd_lookup(name);
+
+	if (c)
+		fprintf(stderr, "usage: bringup %s %s\n", c->name, c->usage);
+	return EXIT_USAGE;
+}
+
+int cmd_exit_for(int code)
+{
+	switch (code) {
+	case ERR_OK:
+		return EXIT_OK;
+	case ERR_USAGE:
+	case ERR_PARSE:
+	case ERR_INVENTORY:
+		return EXIT_USAGE;
+	case ERR_CONNECT:
+	case ERR_HOSTKEY:
+	case ERR_AUTH:
+		return EXIT_UNREACHABLE;
+	default:
+		return EXIT_FAILED;
+	}
+}
+
+int cmd_fail(const struct err *e)
+{
+	fprintf(stderr, "bringup: %s\n", err_msg(e));
+	return cmd_exit_for(e->code);
+}
+
+int cmd_version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("bringup %s\n", BRINGUP_VERSION);
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd_entry *c;
+
+	/* A dead SSH peer must surface as an error from a write, not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+
+	if (argc < 2) {
+		print_help(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		print_help(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version"))
+		return cmd_version(0, NULL);
+	if (!strcmp(argv[1], "help")) {
+		if (argc < 3) {
+			print_help(stdout);
+			return EXIT_OK;
+		}
+		c = cmd_lookup(argv[2]);
+		if (!c) {
+			fprintf(stderr, "bringup: unknown command '%s'\n", argv[2]);
+			return EXIT_USAGE;
+		}
+		char *hargv[] = { argv[2], "--help", NULL };
+		return c->fn(2, hargv);
+	}
+	c = cmd_lookup(argv[1]);
+	if (!c) {
+		fprintf(stderr, "bringup: unknown command '%s' (see 'bringup --help')\n",
+			argv[1]);
+		return EXIT_USAGE;
+	}
+	return c->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,28 @@
+# Shared helpers for integration tests; source it first.
+# Each test gets its own simulated-cluster directory and always stops its
+# cluster on exit, whatever happened.
+set -u
+: "${BRINGUP:?set BRINGUP to the bringup binary}"
+TEST_NAME=$(basename "$0" .sh)
+TEST_DIR=$(mktemp -d "${TMPDIR:-/tmp}/bringup-$TEST_NAME.XXXXXX")
+export BRINGUP_SIM_DIR="$TEST_DIR/sim"
+
+cleanup() {
+	"$BRINGUP" sim down >/dev/null 2>&1
+	rm -rf "$TEST_DIR"
+}
+trap cleanup EXIT INT TERM
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "$*"; exit 77; }
+# expect_status WANT CMD...: runs CMD, fails the test unless it exits WANT.
+expect_status() {
+	want=$1; shift
+	"$@"; got=$?
+	[ "$got" -eq "$want" ] || fail "expected exit $want, got $got: $*"
+}
+# sim_up ARGS...: starts a cluster, sets INV to its inventory path.
+sim_up() {
+	INV=$("$BRINGUP" sim up "$@" | sed -n 's/^inventory: //p')
+	[ -n "$INV" ] && [ -f "$INV" ] || fail "sim up $* printed no inventory"
+}

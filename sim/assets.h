@@ -1,5 +1,5 @@
 /*
- * The simulator's stand-in tools (sim/tools/*), embedded at build time by
+ * The simulator's stand-in tools (the files under sim/tools), embedded at build time by
  * tools/embed.c so that `bringup sim up` can write them out.
  */
 #ifndef BRINGUP_SIM_ASSETS_H

@@ -1,0 +1,386 @@
+/*
+ * The runner: worker threads, per-host connections and locks, the event
+ * queue to the caller's thread. The rules are written in runner.h.
+ */
+#include "runner.h"
+#include "xalloc.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct host_slot {
+	pthread_mutex_t lock;
+	struct conn *conn;     /* NULL until first used */
+	int conn_rc;           /* non-zero once connecting failed */
+	struct err conn_err;   /* why, repeated to later tasks */
+	struct ssh_target jump;/* resolved proxy_jump, when jump_set */
+	bool jump_set;
+};
+
+struct queued_event {
+	enum event_kind kind;
+	size_t task;
+	char *msg;
+	double t;
+};
+
+struct runner {
+	const struct inventory *inv;
+	struct runner_opts opts;
+	struct conn_opts copts;
+	struct host_slot *slots;
+	volatile sig_atomic_t cancelled;
+
+	/* One run at a time. */
+	struct task *tasks;
+	size_t ntasks;
+	atomic_size_t next;
+	long long start_ms, deadline_ms;
+
+	pthread_mutex_t qlock;
+	pthread_cond_t qcond;
+	struct queued_event *q;
+	size_t qlen, qalloc;
+	size_t done;
+};
+
+struct task_ctx {
+	struct runner *r;
+	struct task *task;
+	size_t index;
+};
+
+void task_release(struct task *t)
+{
+	err_clear(&t->err);
+}
+
+/* "[user@]host[:port]", or the name of an inventory host. */
+static int resolve_jump(const struct inventory *inv, const struct host *h,
+			struct ssh_target *ret, struct err *err)
+{
+	const char *spec = h->ssh.proxy_jump, *at, *colon;
+	const struct host *jh = inventory_host(inv, spec);
+
+	if (jh) {
+		if (jh == h || jh->ssh.proxy_jump)
+			return err_set(err, ERR_INVENTORY,
+				       "host %s: jump host %s must be reachable directly",
+				       h->name, spec);
+		ret->address = xstrdup(jh->ssh.address);
+		ret->user = xstrdup(jh->ssh.user);
+		ret->key_file = jh->ssh.key_file ? xstrdup(jh->ssh.key_file) : NULL;
+		ret->port = jh->ssh.port;
+		ret->proxy_jump = NULL;
+		return 0;
+	}
+	memset(ret, 0, sizeof(*ret));
+	at = strchr(spec, '@');
+	ret->user = at ? xstrndup(spec, (size_t)(at - spec)) : xstrdup(h->ssh.user);
+	spec = at ? at + 1 : spec;
+	colon = strrchr(spec, ':');
+	if (colon && !strchr(colon, ']')) {
+		ret->address = xstrndup(spec, (size_t)(colon - spec));
+		ret->port = (unsigned)atoi(colon + 1);
+	} else {
+		ret->address = xstrdup(spec);
+		ret->port = 22;
+	}
+	ret->key_file = h->ssh.key_file ? xstrdup(h->ssh.key_file) : NULL;
+	if (!ret->port || ret->port > 65535)
+		return err_set(err, ERR_INVENTORY, "host %s: bad proxy_jump '%s'",
+			       h->name, h->ssh.proxy_jump);
+	return 0;
+}
+
+int runner_new(const struct inventory *inv, const struct runner_opts *o,
+	       struct runner **ret, struct err *err)
+{
+	struct runner *r = xcalloc(1, sizeof(*r));
+
+	r->inv = inv;
+	r->opts = *o;
+	if (!r->opts.forks)
+		r->opts.forks = RUNNER_DEFAULT_FORKS;
+	if (!r->opts.command_timeout_s)
+		r->opts.command_timeout_s = inv->command_timeout_s;
+	r->copts.known_hosts = inv->known_hosts;
+	r->copts.accept_new_host_keys = o->accept_new_host_keys;
+	r->copts.connect_timeout_ms = inv->connect_timeout_s * 1000;
+	r->slots = xcalloc(inv->nhosts ? inv->nhosts : 1, sizeof(*r->slots));
+	pthread_mutex_init(&r->qlock, NULL);
+	pthread_cond_init(&r->qcond, NULL);
+	for (size_t i = 0; i < inv->nhosts; i++) {
+		pthread_mutex_init(&r->slots[i].lock, NULL);
+		if (!inv->hosts[i].ssh.proxy_jump)
+			continue;
+		r->slots[i].jump_set = true; /* owns whatever resolve_jump copied */
+		if (resolve_jump(inv, &inv->hosts[i], &r->slots[i].jump, err)) {
+			runner_free(r);
+			return err->code;
+		}
+	}
+	*ret = r;
+	return 0;
+}
+
+static void free_target(struct ssh_target *t)
+{
+	free(t->address);
+	free(t->user);
+	free(t->key_file);
+}
+
+void runner_free(struct runner *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->inv->nhosts; i++) {
+		struct host_slot *s = &r->slots[i];
+
+		conn_close(s->conn);
+		err_clear(&s->conn_err);
+		if (s->jump_set)
+			free_target(&s->jump);
+		pthread_mutex_destroy(&s->lock);
+	}
+	free(r->slots);
+	pthread_mutex_destroy(&r->qlock);
+	pthread_cond_destroy(&r->qcond);
+	free(r);
+}
+
+void runner_cancel(struct runner *r)
+{
+	r->cancelled = 1;
+}
+
+static double since_start(const struct runner *r)
+{
+	return (double)(now_ms() - r->start_ms) / 1000.0;
+}
+
+static void push_event(struct runner *r, enum event_kind kind, size_t task, char *msg)
+{
+	pthread_mutex_lock(&r->qlock);
+	ALLOC_GROW(r->q, r->qlen + 1, r->qalloc);
+	r->q[r->qlen++] = (struct queued_event){ kind, task, msg, since_start(r) };
+	if (kind == EV_TASK_DONE)
+		r->done++;
+	pthread_cond_signal(&r->qcond);
+	pthread_mutex_unlock(&r->qlock);
+}
+
+const struct host *task_host(struct task_ctx *t, size_t i)
+{
+	return &t->r->inv->hosts[t->task->hosts[i]];
+}
+
+void task_note(struct task_ctx *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (msg)
+		push_event(t->r, EV_TASK_NOTE, t->index, msg);
+}
+
+/* The caller holds the slot's lock (the worker took it for the task). */
+static int slot_conn(struct runner *r, size_t host, struct conn **ret, struct err *err)
+{
+	struct host_slot *s = &r->slots[host];
+	const struct host *h = &r->inv->hosts[host];
+
+	if (s->conn) {
+		*ret = s->conn;
+		return 0;
+	}
+	if (s->conn_rc) {
+		err_set(err, s->conn_rc, "%s", err_msg(&s->conn_err));
+		return s->conn_rc;
+	}
+	s->conn_rc = conn_open(h->name, &h->ssh, s->jump_set ? &s->jump : NULL,
+			       &r->copts, &s->conn, &s->conn_err);
+	if (s->conn_rc) {
+		err_set(err, s->conn_rc, "%s", err_msg(&s->conn_err));
+		return s->conn_rc;
+	}
+	*ret = s->conn;
+	return 0;
+}
+
+static long long command_deadline(struct runner *r, const struct remote_cmd *cmd,
+				  struct remote_cmd *copy)
+{
+	*copy = *cmd;
+	if (!copy->timeout_ms)
+		copy->timeout_ms = r->opts.command_timeout_s * 1000;
+	return r->deadline_ms;
+}
+
+int task_exec(struct task_ctx *t, size_t i, const struct remote_cmd *cmd,
+	      struct cmd_result *res, struct err *err)
+{
+	size_t host = t->task->hosts[i];
+	struct remote_cmd c;
+	long long deadline = command_deadline(t->r, cmd, &c);
+	struct conn *conn;
+	int rc = slot_conn(t->r, host, &conn, err);
+
+	if (rc)
+		return rc;
+	return conn_exec(conn, &c, deadline, res, err);
+}
+
+int task_upload(struct task_ctx *t, size_t i, const char *local, const char *remote,
+		unsigned mode, struct err *err)
+{
+	struct conn *conn;
+	int rc = slot_conn(t->r, t->task->hosts[i], &conn, err);
+
+	if (rc)
+		return rc;
+	return conn_upload(conn, local, remote, (mode_t)mode, t->r->deadline_ms, err);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Host locks in inventory order, so that two tasks never wait on each other. */
+static size_t *sorted_hosts(const struct task *t)
+{
+	size_t *v = xmalloc((t->nhosts ? t->nhosts : 1) * sizeof(*v));
+
+	memcpy(v, t->hosts, t->nhosts * sizeof(*v));
+	qsort(v, t->nhosts, sizeof(*v), cmp_size);
+	return v;
+}
+
+static void run_one(struct runner *r, size_t idx)
+{
+	struct task *task = &r->tasks[idx];
+	struct task_ctx ctx = { r, task, idx };
+	size_t *order;
+	long long t0;
+
+	if (r->cancelled) {
+		task->rc = err_set(&task->err, ERR_CANCELLED, "not started: run interrupted");
+		push_event(r, EV_TASK_DONE, idx, NULL);
+		return;
+	}
+	if (r->deadline_ms && now_ms() >= r->deadline_ms) {
+		task->rc = err_set(&task->err, ERR_TIMEOUT,
+				   "not started: the run's time limit (%u s) passed",
+				   r->opts.run_timeout_s);
+		push_event(r, EV_TASK_DONE, idx, NULL);
+		return;
+	}
+	order = sorted_hosts(task);
+	for (size_t i = 0; i < task->nhosts; i++)
+		if (i == 0 || order[i] != order[i - 1])
+			pthread_mutex_lock(&r->slots[order[i]].lock);
+	push_event(r, EV_TASK_START, idx, NULL);
+	t0 = now_ms();
+	task->rc = task->fn(&ctx, task->arg);
+	if (task->rc && !task->err.msg)
+		err_set(&task->err, task->rc, "%s", err_str(task->rc));
+	task->duration_s = (double)(now_ms() - t0) / 1000.0;
+	for (size_t i = task->nhosts; i-- > 0;)
+		if (i == 0 || order[i] != order[i - 1])
+			pthread_mutex_unlock(&r->slots[order[i]].lock);
+	free(order);
+	push_event(r, EV_TASK_DONE, idx, NULL);
+}
+
+static void *worker_main(void *arg)
+{
+	struct runner *r = arg;
+	size_t idx;
+
+	while ((idx = atomic_fetch_add(&r->next, 1)) < r->ntasks)
+		run_one(r, idx);
+	return NULL;
+}
+
+static void deliver(struct runner *r, event_fn cb, void *cb_arg)
+{
+	struct queued_event *q;
+	size_t n;
+
+	/* Swap the queue out so that workers never wait on our callback. */
+	pthread_mutex_lock(&r->qlock);
+	q = r->q;
+	n = r->qlen;
+	r->q = NULL;
+	r->qlen = r->qalloc = 0;
+	pthread_mutex_unlock(&r->qlock);
+	for (size_t i = 0; i < n; i++) {
+		struct event ev = { q[i].kind, q[i].task, q[i].msg, q[i].t };
+		if (cb)
+			cb(&ev, cb_arg);
+		free(q[i].msg);
+	}
+	free(q);
+}
+
+int runner_run(struct runner *r, struct task *tasks, size_t ntasks,
+	       event_fn cb, void *cb_arg)
+{
+	size_t nworkers = ntasks < r->opts.forks ? ntasks : r->opts.forks;
+	pthread_t *workers = xcalloc(nworkers ? nworkers : 1, sizeof(*workers));
+	pthread_attr_t attr;
+	size_t started = 0;
+
+	r->tasks = tasks;
+	r->ntasks = ntasks;
+	atomic_store(&r->next, 0);
+	r->done = 0;
+	r->start_ms = now_ms();
+	r->deadline_ms = r->opts.run_timeout_s ? r->start_ms + r->opts.run_timeout_s * 1000LL : 0;
+	for (size_t i = 0; i < ntasks; i++) {
+		tasks[i].rc = 0;
+		err_clear(&tasks[i].err);
+	}
+
+	/* Hundreds of workers: keep their stacks small (libssh needs little). */
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 512 * 1024);
+	for (; started < nworkers; started++)
+		if (pthread_create(&workers[started], &attr, worker_main, r))
+			break;
+	pthread_attr_destroy(&attr);
+	if (!started)
+		worker_main(r); /* no thread could start: do it all here */
+
+	for (;;) {
+		bool all_done;
+
+		pthread_mutex_lock(&r->qlock);
+		while (!r->qlen && r->done < ntasks)
+			pthread_cond_wait(&r->qcond, &r->qlock);
+		all_done = r->done >= ntasks;
+		pthread_mutex_unlock(&r->qlock);
+		deliver(r, cb, cb_arg);
+		if (all_done)
+			break;
+	}
+	for (size_t i = 0; i < started; i++)
+		pthread_join(workers[i], NULL);
+	deliver(r, cb, cb_arg);
+	free(workers);
+	r->tasks = NULL;
+	r->ntasks = 0;
+	return 0;
+}

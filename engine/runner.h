@@ -1,0 +1,100 @@
+/*
+ * The runner: a bounded pool of worker threads that carries tasks out on
+ * hosts over SSH, and hands their events to the caller's thread.
+ *
+ * Concurrency rule (write it here first, everything else follows from it):
+ * - Every host has one lazily opened connection, reused by every task of the
+ *   run, and one lock. A task names the hosts it touches; the worker takes
+ *   their locks in inventory order before the task starts, so a libssh
+ *   session is never used by two threads at once and tasks cannot deadlock.
+ * - Shapes: one task per host (a stage on a group); one task on one chosen
+ *   host (run_once: GPFS administration on a manager); one task on several
+ *   hosts (coordinated: an RDMA server on one, its client on another, with
+ *   task_exec_start/task_exec_wait); a task on no host (local work on the
+ *   admin host, e.g. Kubernetes API calls).
+ * - Workers never print. They queue events; runner_run() delivers them on
+ *   the calling thread, which alone may touch the terminal (or ncurses).
+ * - A host that failed to connect is remembered: later tasks on it fail at
+ *   once with the same error instead of waiting for another timeout.
+ */
+#ifndef BRINGUP_RUNNER_H
+#define BRINGUP_RUNNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "inventory.h"
+#include "ssh.h"
+
+#define RUNNER_DEFAULT_FORKS 256
+
+struct runner_opts {
+	unsigned forks;            /* workers at most; 0: RUNNER_DEFAULT_FORKS */
+	unsigned run_timeout_s;    /* whole-run deadline; 0: none */
+	unsigned command_timeout_s;/* per command unless it says; 0: inventory's */
+	bool accept_new_host_keys;
+};
+
+enum event_kind {
+	EV_TASK_START,
+	EV_TASK_NOTE,      /* a line of progress from the task (msg) */
+	EV_TASK_DONE,      /* rc and err of the task are final */
+};
+
+struct event {
+	enum event_kind kind;
+	size_t task;       /* index into the caller's task array */
+	const char *msg;   /* EV_TASK_NOTE only; valid during the callback */
+	double t;          /* seconds since runner_run started */
+};
+
+typedef void (*event_fn)(const struct event *ev, void *arg);
+
+struct task_ctx;
+typedef int (*task_fn)(struct task_ctx *t, void *arg);
+
+struct task {
+	/* in */
+	const size_t *hosts;   /* indexes into inv->hosts; may be NULL if nhosts is 0 */
+	size_t nhosts;
+	task_fn fn;
+	void *arg;
+	/* out */
+	int rc;                /* 0 or an err code */
+	struct err err;        /* filled when rc != 0; owned, task_release() */
+	double duration_s;
+};
+
+void task_release(struct task *t);
+
+struct runner;
+
+/* The runner keeps a pointer to inv; inv must outlive it. Caller frees
+ * the result with runner_free(). */
+int runner_new(const struct inventory *inv, const struct runner_opts *o,
+	       struct runner **ret, struct err *err);
+/* Closes every connection. */
+void runner_free(struct runner *r);
+
+/*
+ * Runs all tasks, at most opts.forks at once, and returns when every one has
+ * finished (or was cancelled). Events reach `cb` on this thread. Returns 0;
+ * per-task results are in tasks[i].rc / .err.
+ */
+int runner_run(struct runner *r, struct task *tasks, size_t ntasks,
+	       event_fn cb, void *cb_arg);
+
+/* Async-signal-safe: no task starts after this; running ones finish. */
+void runner_cancel(struct runner *r);
+
+/* For tasks. i indexes the task's own host list. */
+const struct host *task_host(struct task_ctx *t, size_t i);
+int task_exec(struct task_ctx *t, size_t i, const struct remote_cmd *cmd,
+	      struct cmd_result *res, struct err *err);
+int task_upload(struct task_ctx *t, size_t i, const char *local, const char *remote,
+		unsigned mode, struct err *err);
+void task_note(struct task_ctx *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

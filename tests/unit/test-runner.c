@@ -1,0 +1,150 @@
+/*
+ * runner.c with local tasks (no hosts): the pool honours --forks, every task
+ * runs exactly once, events arrive on the caller's thread in order per task,
+ * and a cancelled run starts nothing new.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../engine/runner.h"
+
+static atomic_int running, peak, runs;
+
+static int sleepy(struct task_ctx *t, void *arg)
+{
+	int now = atomic_fetch_add(&running, 1) + 1, old = atomic_load(&peak);
+
+	(void)arg;
+	while (now > old && !atomic_compare_exchange_weak(&peak, &old, now))
+		;
+	task_note(t, "working");
+	usleep(20000);
+	atomic_fetch_sub(&running, 1);
+	atomic_fetch_add(&runs, 1);
+	return 0;
+}
+
+static int failing(struct task_ctx *t, void *arg)
+{
+	(void)t;
+	(void)arg;
+	return ERR_REMOTE;
+}
+
+struct seen {
+	pthread_t main;
+	int starts, notes, dones;
+	int order_ok;
+	int state[16]; /* 0 none, 1 started, 2 done */
+};
+
+static void on_event(const struct event *ev, void *arg)
+{
+	struct seen *s = arg;
+
+	if (!pthread_equal(pthread_self(), s->main))
+		s->order_ok = 0;
+	switch (ev->kind) {
+	case EV_TASK_START:
+		s->starts++;
+		if (s->state[ev->task] != 0)
+			s->order_ok = 0;
+		s->state[ev->task] = 1;
+		break;
+	case EV_TASK_NOTE:
+		s->notes++;
+		if (s->state[ev->task] != 1 || strcmp(ev->msg, "working"))
+			s->order_ok = 0;
+		break;
+	case EV_TASK_DONE:
+		s->dones++;
+		s->state[ev->task] = 2;
+		break;
+	}
+}
+
+static struct inventory empty_inv = { .command_timeout_s = 5, .connect_timeout_s = 1 };
+
+static void test_forks_bound_parallelism_and_every_task_runs_once(void **state)
+{
+	struct runner_opts o = { .forks = 3 };
+	struct runner *r;
+	struct err err = ERR_INIT;
+	struct task tasks[12];
+	struct seen s = { .main = pthread_self(), .order_ok = 1 };
+
+	(void)state;
+	atomic_store(&running, 0);
+	atomic_store(&peak, 0);
+	atomic_store(&runs, 0);
+	memset(tasks, 0, sizeof(tasks));
+	for (int i = 0; i < 12; i++)
+		tasks[i].fn = sleepy;
+	assert_int_equal(runner_new(&empty_inv, &o, &r, &err), 0);
+	assert_int_equal(runner_run(r, tasks, 12, on_event, &s), 0);
+	assert_int_equal(atomic_load(&runs), 12);
+	assert_int_equal(atomic_load(&peak), 3);
+	assert_int_equal(s.starts, 12);
+	assert_int_equal(s.notes, 12);
+	assert_int_equal(s.dones, 12);
+	assert_true(s.order_ok);
+	for (int i = 0; i < 12; i++)
+		assert_int_equal(tasks[i].rc, 0);
+	runner_free(r);
+}
+
+static void test_failed_task_gets_an_error_message(void **state)
+{
+	struct runner_opts o = { 0 };
+	struct runner *r;
+	struct err err = ERR_INIT;
+	struct task t = { .fn = failing };
+
+	(void)state;
+	assert_int_equal(runner_new(&empty_inv, &o, &r, &err), 0);
+	runner_run(r, &t, 1, NULL, NULL);
+	assert_int_equal(t.rc, ERR_REMOTE);
+	assert_non_null(t.err.msg);
+	task_release(&t);
+	runner_free(r);
+}
+
+static void test_cancelled_run_starts_nothing(void **state)
+{
+	struct runner_opts o = { .forks = 2 };
+	struct runner *r;
+	struct err err = ERR_INIT;
+	struct task tasks[4];
+
+	(void)state;
+	atomic_store(&runs, 0);
+	memset(tasks, 0, sizeof(tasks));
+	for (int i = 0; i < 4; i++)
+		tasks[i].fn = sleepy;
+	assert_int_equal(runner_new(&empty_inv, &o, &r, &err), 0);
+	runner_cancel(r);
+	runner_run(r, tasks, 4, NULL, NULL);
+	assert_int_equal(atomic_load(&runs), 0);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(tasks[i].rc, ERR_CANCELLED);
+		task_release(&tasks[i]);
+	}
+	runner_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_forks_bound_parallelism_and_every_task_runs_once),
+		cmocka_unit_test(test_failed_task_gets_an_error_message),
+		cmocka_unit_test(test_cancelled_run_starts_nothing),
+	};
+	return cmocka_run_group_tests_name("runner", tests, NULL, NULL);
+}

@@ -1,0 +1,78 @@
+/* strbuf and strlist: growth, formatting, shell quoting, detach. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../engine/strbuf.h"
+#include "../../engine/strlist.h"
+
+static void test_grows_past_any_initial_size(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	assert_string_equal(sb.buf, "");
+	for (int i = 0; i < 1000; i++)
+		strbuf_addf(&sb, "%04d", i);
+	assert_int_equal(sb.len, 4000);
+	assert_memory_equal(sb.buf + 3996, "0999", 4);
+	assert_int_equal(sb.buf[sb.len], '\0');
+	strbuf_release(&sb);
+	assert_int_equal(sb.len, 0);
+}
+
+static void test_shquote_handles_single_quotes(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	strbuf_addshquoted(&sb, "it's");
+	assert_string_equal(sb.buf, "'it'\\''s'");
+	strbuf_release(&sb);
+}
+
+static void test_rtrim_and_detach(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t len;
+	char *s;
+
+	(void)state;
+	strbuf_addstr(&sb, "MLNX_OFED_LINUX-4.7-3.2.9.0: \n\t");
+	strbuf_rtrim(&sb);
+	s = strbuf_detach(&sb, &len);
+	assert_string_equal(s, "MLNX_OFED_LINUX-4.7-3.2.9.0:");
+	assert_int_equal(len, strlen(s));
+	assert_int_equal(sb.len, 0);
+	free(s);
+}
+
+static void test_strlist_push_index_clear(void **state)
+{
+	struct strlist l = STRLIST_INIT;
+
+	(void)state;
+	strlist_push(&l, "dgx01");
+	strlist_push(&l, "dgx02");
+	assert_int_equal(l.n, 2);
+	assert_null(l.v[2]);
+	assert_int_equal(strlist_index(&l, "dgx02"), 1);
+	assert_int_equal(strlist_index(&l, "dgx03"), -1);
+	strlist_clear(&l);
+	assert_int_equal(l.n, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_grows_past_any_initial_size),
+		cmocka_unit_test(test_shquote_handles_single_quotes),
+		cmocka_unit_test(test_rtrim_and_detach),
+		cmocka_unit_test(test_strlist_push_index_clear),
+	};
+	return cmocka_run_group_tests_name("strbuf", tests, NULL, NULL);
+}

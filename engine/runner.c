@@ -60,18 +60,24 @@ void task_release(struct task *t)
 	err_clear(&t->err);
 }
 
-/* "[user@]host[:port]", or the name of an inventory host. */
+/*
+ * "[user@]host[:port]", or the name of an inventory host. Returns 1 when the
+ * host is its own jump host (a cluster-wide proxy_jump also covers the
+ * bastion itself), which means: connect directly.
+ */
 static int resolve_jump(const struct inventory *inv, const struct host *h,
 			struct ssh_target *ret, struct err *err)
 {
 	const char *spec = h->ssh.proxy_jump, *at, *colon;
 	const struct host *jh = inventory_host(inv, spec);
 
+	if (jh == h)
+		return 1;
 	if (jh) {
-		if (jh == h || jh->ssh.proxy_jump)
+		if (jh->ssh.proxy_jump && inventory_host(inv, jh->ssh.proxy_jump) != jh)
 			return err_set(err, ERR_INVENTORY,
-				       "host %s: jump host %s must be reachable directly",
-				       h->name, spec);
+				       "host %s: jump host %s must be reachable directly "
+				       "(chained jumps are not supported)", h->name, spec);
 		ret->address = xstrdup(jh->ssh.address);
 		ret->user = xstrdup(jh->ssh.user);
 		ret->key_file = jh->ssh.key_file ? xstrdup(jh->ssh.key_file) : NULL;
@@ -116,13 +122,18 @@ int runner_new(const struct inventory *inv, const struct runner_opts *o,
 	pthread_mutex_init(&r->qlock, NULL);
 	pthread_cond_init(&r->qcond, NULL);
 	for (size_t i = 0; i < inv->nhosts; i++) {
+		int rc;
+
 		pthread_mutex_init(&r->slots[i].lock, NULL);
 		if (!inv->hosts[i].ssh.proxy_jump)
 			continue;
 		r->slots[i].jump_set = true; /* owns whatever resolve_jump copied */
-		if (resolve_jump(inv, &inv->hosts[i], &r->slots[i].jump, err)) {
+		rc = resolve_jump(inv, &inv->hosts[i], &r->slots[i].jump, err);
+		if (rc == 1) {
+			r->slots[i].jump_set = false;
+		} else if (rc) {
 			runner_free(r);
-			return err->code;
+			return rc;
 		}
 	}
 	*ret = r;

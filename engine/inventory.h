@@ -94,6 +94,7 @@ struct inventory {
 	struct host *hosts;      /* in declaration order */
 	size_t nhosts;
 	struct group groups[ROLE__COUNT]; /* indexed by role; empty if absent */
+	size_t *by_name;         /* indexes into hosts, sorted by name (lookups) */
 };
 
 /*

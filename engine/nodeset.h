@@ -23,6 +23,15 @@
 int nodeset_expand(const char *pattern, struct strlist *out, struct err *err);
 
 /*
+ * Same, for callers that know where the pattern sits in a file: the message
+ * says only what was found and what was expected, and *ret_pos gets the
+ * 0-based offset into `pattern` where it went wrong, to be turned into a
+ * line:column. On error `out` is left as it was.
+ */
+int nodeset_expand_at(const char *pattern, struct strlist *out,
+		      size_t *ret_pos, struct err *err);
+
+/*
  * Folds names into the shortest node-set string: names that differ only in
  * their last number fold into ranges ("dgx[01-03,07],scale00"). Order of
  * prefixes follows first appearance. Returns a new string; caller frees.

@@ -42,9 +42,8 @@ for n in $SIZES; do
 	kh=$(sed -n 's/^ *known_hosts: *//p' "$inv" | head -n 1)
 	port=$(sed -n 's/^ *port: *//p' "$inv" | head -n 1)
 	user=$(sed -n 's/^ *user: *//p' "$inv" | head -n 1)
-	"$BRINGUP" exec -i "$inv" -o json -- true | python3 -c \
-		'import json,sys; print(sum(1 for h in json.load(sys.stdin)["hosts"] if h["status"]=="ok"))' \
-		>"$out_dir/addrs.$$"
+	# Warm-up: every node answers before anything is timed.
+	"$BRINGUP" exec -i "$inv" -- true >/dev/null || { echo "cluster of $n not healthy" >&2; exit 1; }
 	"$BRINGUP" inventory show -i "$inv" -o json | python3 -c \
 		'import json,sys; [print(h["ssh"]["address"]) for h in json.load(sys.stdin)["hosts"]]' \
 		>"$out_dir/addrs.$$"

@@ -35,19 +35,10 @@ static void on_sigint(int sig)
 static int exec_task(struct task_ctx *t, void *arg)
 {
 	struct exec_job *job = arg;
-	struct err err = ERR_INIT;
-	int rc;
+	int rc = task_exec(t, 0, &job->cmd, &job->res, task_err(t));
 
-	cmd_result_init(&job->res);
-	rc = task_exec(t, 0, &job->cmd, &job->res, &err);
-	if (rc) {
-		/* The runner copies the message into the task's own err. */
-		task_note(t, "%s", err_msg(&err));
-		err_clear(&err);
-		return rc;
-	}
-	job->ran = true;
-	return 0;
+	job->ran = !rc;
+	return rc;
 }
 
 enum host_status { HS_OK, HS_FAILED, HS_TIMEOUT, HS_LOST, HS_UNREACHABLE };

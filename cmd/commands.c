@@ -7,6 +7,8 @@
 #include <string.h>
 
 const struct cmd_entry commands[] = {
+	{ "copy", "-i INVENTORY [--limit HOSTS] [-f N] [--mode OCTAL] LOCAL_FILE REMOTE_PATH",
+	  "upload a file to hosts over SFTP, verified by checksum", cmd_copy },
 	{ "exec", "-i INVENTORY [--limit HOSTS] [-f N] [--timeout S] [--accept-new-host-keys] -- COMMAND",
 	  "run an ad-hoc command on hosts, folding identical output", cmd_exec },
 	{ "inventory", "show -i INVENTORY [--host H] [-o text|json]",

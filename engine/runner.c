@@ -192,6 +192,11 @@ const struct host *task_host(struct task_ctx *t, size_t i)
 	return &t->r->inv->hosts[t->task->hosts[i]];
 }
 
+struct err *task_err(struct task_ctx *t)
+{
+	return &t->task->err;
+}
+
 void task_note(struct task_ctx *t, const char *fmt, ...)
 {
 	va_list ap;

@@ -94,6 +94,8 @@ int task_exec(struct task_ctx *t, size_t i, const struct remote_cmd *cmd,
 	      struct cmd_result *res, struct err *err);
 int task_upload(struct task_ctx *t, size_t i, const char *local, const char *remote,
 		unsigned mode, struct err *err);
+/* The task's own error object: fill it and return its code to fail. */
+struct err *task_err(struct task_ctx *t);
 void task_note(struct task_ctx *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -1,0 +1,544 @@
+/*
+ * yamltree: libyaml's document API with positions kept for messages, and
+ * table-driven checks of mappings. See yamltree.h.
+ */
+#include "yamltree.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Longest value quoted back in a message before it is cut. */
+#define DESCRIBE_MAX 40
+/* Most keys one ykey table may list. */
+#define YKEY_MAX 32
+
+static int fail_syntax(struct ytree *t, yaml_parser_t *p)
+{
+	const yaml_mark_t *m = &p->problem_mark;
+
+	if (p->error == YAML_READER_ERROR)
+		return err_set(t->err, ERR_PARSE, "%s: byte %zu: %s, expected "
+			       "UTF-8 text", t->file, p->problem_offset,
+			       p->problem ? p->problem : "unreadable input");
+	if (p->context)
+		return err_set(t->err, ERR_PARSE, "%s:%zu:%zu: YAML syntax error: "
+			       "%s %s (line %zu)", t->file, m->line + 1,
+			       m->column + 1, p->problem, p->context,
+			       p->context_mark.line + 1);
+	return err_set(t->err, ERR_PARSE, "%s:%zu:%zu: YAML syntax error: %s",
+		       t->file, m->line + 1, m->column + 1,
+		       p->problem ? p->problem : "malformed input");
+}
+
+/* A second document in the file is almost always a stray "---". */
+static int check_single_document(struct ytree *t, yaml_parser_t *p)
+{
+	yaml_document_t extra;
+	yaml_node_t *root;
+	int ret = 0;
+
+	if (!yaml_parser_load(p, &extra))
+		return fail_syntax(t, p);
+	root = yaml_document_get_root_node(&extra);
+	if (root)
+		ret = err_set(t->err, ERR_PARSE, "%s:%zu:%zu: found a second YAML "
+			      "document, expected one document", t->file,
+			      extra.start_mark.line + 1, extra.start_mark.column + 1);
+	yaml_document_delete(&extra);
+	return ret;
+}
+
+int ytree_load(struct ytree *t, const char *file, const char *buf, size_t len,
+	       struct err *err)
+{
+	yaml_parser_t parser;
+	int ret = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->file = file;
+	t->err = err;
+	if (!yaml_parser_initialize(&parser))
+		return err_set(err, ERR_INTERNAL, "%s: cannot start the YAML parser", file);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+	if (!yaml_parser_load(&parser, &t->doc)) {
+		ret = fail_syntax(t, &parser);
+		goto out;
+	}
+	t->loaded = true;
+	if (ytree_root(t))
+		ret = check_single_document(t, &parser);
+out:
+	yaml_parser_delete(&parser);
+	return ret;
+}
+
+void ytree_release(struct ytree *t)
+{
+	if (t->loaded)
+		yaml_document_delete(&t->doc);
+	t->loaded = false;
+}
+
+yaml_node_t *ytree_root(struct ytree *t)
+{
+	return t->loaded ? yaml_document_get_root_node(&t->doc) : NULL;
+}
+
+unsigned ytree_line(const yaml_node_t *n)
+{
+	return (unsigned)n->start_mark.line + 1;
+}
+
+unsigned ytree_col(const yaml_node_t *n)
+{
+	return (unsigned)n->start_mark.column + 1;
+}
+
+unsigned ytree_text_col(const yaml_node_t *n)
+{
+	if (n->type != YAML_SCALAR_NODE)
+		return 0;
+	switch (n->data.scalar.style) {
+	case YAML_SINGLE_QUOTED_SCALAR_STYLE:
+	case YAML_DOUBLE_QUOTED_SCALAR_STYLE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int ytree_fail(struct ytree *t, const yaml_node_t *n, unsigned coloff,
+	       const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	err_set(t->err, ERR_INVENTORY, "%s:%u:%u: %s", t->file, ytree_line(n),
+		ytree_col(n) + coloff, sb.buf);
+	strbuf_release(&sb);
+	return ERR_INVENTORY;
+}
+
+/* Levenshtein distance, enough to catch "adress" for "address". */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), *row = xcalloc(lb + 1, sizeof(*row));
+	size_t ret;
+
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	ret = row[lb];
+	free(row);
+	return ret;
+}
+
+static const char *closest(const char *word, const char *const *choices, size_t n)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX, len = strlen(word);
+
+	for (size_t i = 0; i < n; i++) {
+		size_t d = edit_distance(word, choices[i]);
+
+		if (d < best_d) {
+			best_d = d;
+			best = choices[i];
+		}
+	}
+	return best_d <= 2 && best_d < len ? best : NULL;
+}
+
+int ytree_fail_choice(struct ytree *t, const yaml_node_t *n, const char *noun,
+		      const char *where, const char *const *choices, size_t nchoices)
+{
+	const char *word = ytree_str(n), *near = closest(word, choices, nchoices);
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	strbuf_addf(&sb, "unknown %s '%s' in %s (", noun, word, where);
+	if (near)
+		strbuf_addf(&sb, "did you mean '%s'?; ", near);
+	if (nchoices)
+		strbuf_addstr(&sb, "expected one of: ");
+	else
+		strbuf_addf(&sb, "none is defined");
+	for (size_t i = 0; i < nchoices; i++)
+		strbuf_addf(&sb, "%s%s", i ? ", " : "", choices[i]);
+	strbuf_addch(&sb, ')');
+	ret = ytree_fail(t, n, ytree_text_col(n), "%s", sb.buf);
+	strbuf_release(&sb);
+	return ret;
+}
+
+bool ytree_is_empty(const yaml_node_t *n)
+{
+	return n->type == YAML_SCALAR_NODE && !n->data.scalar.length &&
+	       n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+}
+
+char *ytree_describe(const yaml_node_t *n)
+{
+	const char *s;
+
+	switch (n->type) {
+	case YAML_MAPPING_NODE:
+		return xstrdup("a mapping");
+	case YAML_SEQUENCE_NODE:
+		return xstrdup("a sequence");
+	case YAML_SCALAR_NODE:
+		if (ytree_is_empty(n))
+			return xstrdup("an empty value");
+		s = ytree_str(n);
+		if (strlen(s) > DESCRIBE_MAX)
+			return xasprintf("'%.*s...'", DESCRIBE_MAX, s);
+		return xasprintf("'%s'", s);
+	default:
+		return xstrdup("nothing");
+	}
+}
+
+static const char *kind_name(enum ykind kind)
+{
+	switch (kind) {
+	case Y_MAP:
+		return "a mapping";
+	case Y_SEQ:
+		return "a sequence";
+	case Y_SCALAR:
+		return "a single value";
+	case Y_SCALAR_OR_SEQ:
+		return "a value or a sequence of values";
+	default:
+		return "a value";
+	}
+}
+
+static bool kind_ok(const yaml_node_t *n, enum ykind kind)
+{
+	switch (kind) {
+	case Y_MAP:
+		return n->type == YAML_MAPPING_NODE || ytree_is_empty(n);
+	case Y_SEQ:
+		return n->type == YAML_SEQUENCE_NODE || ytree_is_empty(n);
+	case Y_SCALAR:
+		return n->type == YAML_SCALAR_NODE;
+	case Y_SCALAR_OR_SEQ:
+		return n->type == YAML_SCALAR_NODE || n->type == YAML_SEQUENCE_NODE;
+	default:
+		return true;
+	}
+}
+
+int ytree_expect(struct ytree *t, yaml_node_t *n, enum ykind kind, const char *what)
+{
+	char *found;
+	int ret;
+
+	if (kind_ok(n, kind))
+		return 0;
+	found = ytree_describe(n);
+	ret = ytree_fail(t, n, 0, "found %s for %s, expected %s", found, what,
+			 kind_name(kind));
+	free(found);
+	return ret;
+}
+
+size_t ytree_map_len(const yaml_node_t *n)
+{
+	if (n->type != YAML_MAPPING_NODE)
+		return 0;
+	return (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+}
+
+yaml_node_t *ytree_map_key(struct ytree *t, yaml_node_t *n, size_t i)
+{
+	return yaml_document_get_node(&t->doc, n->data.mapping.pairs.start[i].key);
+}
+
+yaml_node_t *ytree_map_value(struct ytree *t, yaml_node_t *n, size_t i)
+{
+	return yaml_document_get_node(&t->doc, n->data.mapping.pairs.start[i].value);
+}
+
+size_t ytree_seq_len(const yaml_node_t *n)
+{
+	if (n->type == YAML_SCALAR_NODE)
+		return ytree_is_empty(n) ? 0 : 1;
+	if (n->type != YAML_SEQUENCE_NODE)
+		return 0;
+	return (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+}
+
+yaml_node_t *ytree_seq_item(struct ytree *t, yaml_node_t *n, size_t i)
+{
+	if (n->type == YAML_SCALAR_NODE)
+		return n;
+	return yaml_document_get_node(&t->doc, n->data.sequence.items.start[i]);
+}
+
+const char *ytree_str(const yaml_node_t *n)
+{
+	if (n->type != YAML_SCALAR_NODE)
+		return "";
+	return (const char *)n->data.scalar.value;
+}
+
+static int check_key_node(struct ytree *t, yaml_node_t *key, const char *where)
+{
+	char *found;
+
+	if (key->type == YAML_SCALAR_NODE && key->data.scalar.length)
+		return 0;
+	found = ytree_describe(key);
+	ytree_fail(t, key, 0, "found %s as a key in %s, expected a name", found, where);
+	free(found);
+	return ERR_INVENTORY;
+}
+
+static int fail_duplicate(struct ytree *t, yaml_node_t *key, yaml_node_t *first,
+			  const char *where)
+{
+	return ytree_fail(t, key, ytree_text_col(key), "duplicate key '%s' in %s "
+			  "(first at line %u, column %u), expected each key once",
+			  ytree_str(key), where, ytree_line(first), ytree_col(first));
+}
+
+int ytree_check_keys(struct ytree *t, yaml_node_t *n, const char *where)
+{
+	size_t len = ytree_map_len(n);
+
+	if (ytree_expect(t, n, Y_MAP, where))
+		return ERR_INVENTORY;
+	for (size_t i = 0; i < len; i++) {
+		yaml_node_t *key = ytree_map_key(t, n, i);
+
+		if (check_key_node(t, key, where))
+			return ERR_INVENTORY;
+		for (size_t j = 0; j < i; j++) {
+			yaml_node_t *prev = ytree_map_key(t, n, j);
+
+			if (!strcmp(ytree_str(prev), ytree_str(key)))
+				return fail_duplicate(t, key, prev, where);
+		}
+	}
+	return 0;
+}
+
+static int key_index(const struct ykey *keys, const char *name)
+{
+	for (int i = 0; keys[i].name; i++)
+		if (!strcmp(keys[i].name, name))
+			return i;
+	return -1;
+}
+
+static int fail_unknown_key(struct ytree *t, yaml_node_t *key,
+			    const struct ykey *keys, const char *where)
+{
+	const char *names[YKEY_MAX];
+	size_t n = 0;
+
+	while (keys[n].name && n < YKEY_MAX) {
+		names[n] = keys[n].name;
+		n++;
+	}
+	return ytree_fail_choice(t, key, "key", where, names, n);
+}
+
+/* Checks each key of `n` against the table and fills vals/keyn. */
+static int check_pairs(struct ytree *t, yaml_node_t *n, const struct ykey *keys,
+		       const char *where, yaml_node_t **vals, yaml_node_t **keyn)
+{
+	size_t len = ytree_map_len(n);
+
+	for (size_t i = 0; i < len; i++) {
+		yaml_node_t *key = ytree_map_key(t, n, i);
+		int k;
+		char *what;
+		int ret;
+
+		if (check_key_node(t, key, where))
+			return ERR_INVENTORY;
+		k = key_index(keys, ytree_str(key));
+		if (k < 0)
+			return fail_unknown_key(t, key, keys, where);
+		if (keyn[k])
+			return fail_duplicate(t, key, keyn[k], where);
+		keyn[k] = key;
+		vals[k] = ytree_map_value(t, n, i);
+		what = xasprintf("'%s' in %s", keys[k].name, where);
+		ret = ytree_expect(t, vals[k], keys[k].kind, what);
+		free(what);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int ytree_check_map(struct ytree *t, yaml_node_t *n, const struct ykey *keys,
+		    const char *where, yaml_node_t **vals)
+{
+	yaml_node_t *keyn[YKEY_MAX] = { NULL };
+	size_t nkeys = 0;
+
+	while (keys[nkeys].name)
+		vals[nkeys++] = NULL;
+	if (nkeys > YKEY_MAX)
+		return err_set(t->err, ERR_INTERNAL, "key table for %s too long", where);
+	if (ytree_expect(t, n, Y_MAP, where))
+		return ERR_INVENTORY;
+	if (check_pairs(t, n, keys, where, vals, keyn))
+		return ERR_INVENTORY;
+	for (size_t k = 0; k < nkeys; k++)
+		if (keys[k].required && !vals[k])
+			return ytree_fail(t, n, 0, "found no key '%s' in %s, "
+					  "expected it (it is required)",
+					  keys[k].name, where);
+	return 0;
+}
+
+int ytree_string(struct ytree *t, yaml_node_t *n, const char *what, char **ret)
+{
+	char *found;
+
+	if (n->type == YAML_SCALAR_NODE && n->data.scalar.length) {
+		*ret = xstrdup(ytree_str(n));
+		return 0;
+	}
+	found = ytree_describe(n);
+	ytree_fail(t, n, 0, "found %s for %s, expected a string", found, what);
+	free(found);
+	return ERR_INVENTORY;
+}
+
+int ytree_uint(struct ytree *t, yaml_node_t *n, unsigned min, unsigned max,
+	       const char *what, unsigned *ret)
+{
+	const char *s = ytree_str(n);
+	unsigned long v = 0;
+	char *end = NULL, *found;
+
+	if (n->type == YAML_SCALAR_NODE && *s >= '0' && *s <= '9') {
+		errno = 0;
+		v = strtoul(s, &end, 10);
+		if (!*end && !errno && v >= min && v <= max) {
+			*ret = (unsigned)v;
+			return 0;
+		}
+	}
+	found = ytree_describe(n);
+	ytree_fail(t, n, 0, "found %s for %s, expected an integer %u-%u",
+		   found, what, min, max);
+	free(found);
+	return ERR_INVENTORY;
+}
+
+static bool is_one_of(const char *s, const char *const *words)
+{
+	for (; *words; words++)
+		if (!strcmp(s, *words))
+			return true;
+	return false;
+}
+
+/* The YAML 1.2 core schema's reading of a plain scalar. */
+static json_t *plain_scalar(const char *s)
+{
+	static const char *const nulls[] = { "", "~", "null", "Null", "NULL", NULL };
+	static const char *const trues[] = { "true", "True", "TRUE", NULL };
+	static const char *const falses[] = { "false", "False", "FALSE", NULL };
+	char *end;
+
+	if (is_one_of(s, nulls))
+		return json_null();
+	if (is_one_of(s, trues))
+		return json_true();
+	if (is_one_of(s, falses))
+		return json_false();
+	if (strspn(s, "+-0123456789") == strlen(s)) {
+		long long v;
+
+		errno = 0;
+		v = strtoll(s, &end, 10);
+		if (!*end && !errno && end != s)
+			return json_integer(v);
+	}
+	if (strspn(s, "+-0123456789.eE") == strlen(s) && strpbrk(s, "0123456789")) {
+		double d = strtod(s, &end);
+
+		if (!*end)
+			return json_real(d);
+	}
+	return json_string(s);
+}
+
+static json_t *map_to_json(struct ytree *t, yaml_node_t *n, const char *where)
+{
+	json_t *obj = json_object();
+	size_t len = ytree_map_len(n);
+
+	if (ytree_check_keys(t, n, where))
+		goto fail;
+	for (size_t i = 0; i < len; i++) {
+		json_t *v = ytree_to_json(t, ytree_map_value(t, n, i), where);
+
+		if (!v)
+			goto fail;
+		json_object_set_new(obj, ytree_str(ytree_map_key(t, n, i)), v);
+	}
+	return obj;
+fail:
+	json_decref(obj);
+	return NULL;
+}
+
+json_t *ytree_to_json(struct ytree *t, yaml_node_t *n, const char *where)
+{
+	json_t *arr;
+
+	switch (n->type) {
+	case YAML_MAPPING_NODE:
+		return map_to_json(t, n, where);
+	case YAML_SEQUENCE_NODE:
+		arr = json_array();
+		for (size_t i = 0; i < ytree_seq_len(n); i++) {
+			json_t *v = ytree_to_json(t, ytree_seq_item(t, n, i), where);
+
+			if (!v) {
+				json_decref(arr);
+				return NULL;
+			}
+			json_array_append_new(arr, v);
+		}
+		return arr;
+	case YAML_SCALAR_NODE:
+		if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+			return plain_scalar(ytree_str(n));
+		return json_string(ytree_str(n));
+	default:
+		return json_null();
+	}
+}

@@ -28,8 +28,9 @@ ALL_LDFLAGS = -pthread $(LDFLAGS) $(SAN)
 LIB_SRCS := $(sort $(wildcard engine/*.c modules/*.c sim/*.c tui/*.c))
 CMD_SRCS := $(sort $(filter-out cmd/main.c,$(wildcard cmd/*.c)))
 SIM_TOOLS := $(sort $(wildcard sim/tools/*))
+TEMPLATES := $(sort $(shell find templates -type f 2>/dev/null))
 
-LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o) $(O)/gen/sim-assets.o
+LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o) $(O)/gen/sim-assets.o $(O)/gen/templates.o
 CMD_OBJS := $(CMD_SRCS:%.c=$(O)/%.o)
 MAIN_OBJ := $(O)/cmd/main.o
 
@@ -59,9 +60,16 @@ $(O)/tools/embed: tools/embed.c
 
 $(O)/gen/sim-assets.c: $(O)/tools/embed $(SIM_TOOLS)
 	@mkdir -p $(dir $@)
-	$(O)/tools/embed $(SIM_TOOLS) > $@.tmp && mv $@.tmp $@
+	$(O)/tools/embed ../../sim/assets.h sim_asset sim_assets sim_nassets sim/tools/ \
+		$(SIM_TOOLS) > $@.tmp && mv $@.tmp $@
 
-$(O)/gen/sim-assets.o: $(O)/gen/sim-assets.c
+# Templates (manifests, config files, remote scripts) travel the same way.
+$(O)/gen/templates.c: $(O)/tools/embed $(TEMPLATES)
+	@mkdir -p $(dir $@)
+	$(O)/tools/embed ../../engine/template.h template_asset template_assets \
+		template_nassets templates/ $(TEMPLATES) > $@.tmp && mv $@.tmp $@
+
+$(O)/gen/%.o: $(O)/gen/%.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(O)/tests/test-%: tests/unit/test-%.c $(CMD_OBJS) $(LIB_OBJS)

@@ -60,17 +60,17 @@ $(O)/tools/embed: tools/embed.c
 
 $(O)/gen/sim-assets.c: $(O)/tools/embed $(SIM_TOOLS)
 	@mkdir -p $(dir $@)
-	$(O)/tools/embed ../../sim/assets.h sim_asset sim_assets sim_nassets sim/tools/ \
+	$(O)/tools/embed sim/assets.h sim_asset sim_assets sim_nassets sim/tools/ \
 		$(SIM_TOOLS) > $@.tmp && mv $@.tmp $@
 
 # Templates (manifests, config files, remote scripts) travel the same way.
 $(O)/gen/templates.c: $(O)/tools/embed $(TEMPLATES)
 	@mkdir -p $(dir $@)
-	$(O)/tools/embed ../../engine/template.h template_asset template_assets \
+	$(O)/tools/embed engine/template.h template_asset template_assets \
 		template_nassets templates/ $(TEMPLATES) > $@.tmp && mv $@.tmp $@
 
 $(O)/gen/%.o: $(O)/gen/%.c
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -I. -c -o $@ $<
 
 $(O)/tests/test-%: tests/unit/test-%.c $(CMD_OBJS) $(LIB_OBJS)
 	@mkdir -p $(dir $@)

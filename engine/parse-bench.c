@@ -1,0 +1,263 @@
+/*
+ * Training-fabric benchmarks: nccl-tests (all_reduce_perf and friends, both
+ * the pre-2021 layout with an "error" column and the newer one with "root"
+ * and "#wrong") and tf_cnn_benchmarks (also under horovod/mpirun).
+ */
+#include "parse.h"
+#include "parse-util.h"
+#include "strbuf.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- nccl-tests ---- */
+
+struct nccl_state {
+	json_t *root, *rows;
+	int has_root;       /* -1 until the column header tells */
+	const char *check;  /* "error" (old) or "wrong" (new) */
+};
+
+/* "#  Rank  0 Group  0 Pid 6899 on host device  0 [0000:04:00] NAME";
+ * before 2.10 there is no Group. */
+static int nccl_device(json_t *root, const char *s)
+{
+	long long rank, group = -1, pid, dev;
+	char host[256], bus[64];
+	int used = 0;
+	json_t *d;
+
+	if (sscanf(s, "Rank %lld Group %lld Pid %lld on %255s device %lld [%63[^]]] %n",
+		   &rank, &group, &pid, host, &dev, bus, &used) != 6) {
+		group = -1;
+		if (sscanf(s, "Rank %lld Pid %lld on %255s device %lld [%63[^]]] %n",
+			   &rank, &pid, host, &dev, bus, &used) != 5)
+			return -1;
+	}
+	d = jarray_new_object(jarray_at(root, "devices"));
+	jset_int(d, "rank", rank);
+	if (group >= 0)
+		jset_int(d, "group", group);
+	jset_int(d, "pid", pid);
+	jset_str(d, "host", host);
+	jset_int(d, "device", dev);
+	jset_str(d, "bus_id", bus);
+	jset_str(d, "name", s + used);
+	return 0;
+}
+
+/* "# nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) ..." */
+static void nccl_params(json_t *root, char *s)
+{
+	static const char *const keys[] = { "nThread", "nGpus", "minBytes", "maxBytes" };
+	json_t *params = jobject_at(root, "params");
+	char *tok[32];
+	size_t n;
+
+	jset_str(params, "line", s);
+	n = split_ws(s, tok, ARRAY_SIZE(tok));
+	for (size_t i = 0; i + 1 < n; i++)
+		for (size_t k = 0; k < ARRAY_SIZE(keys); k++)
+			if (!strcmp(tok[i], keys[k]))
+				jset_num(params, keys[k], tok[i + 1]);
+}
+
+static int nccl_comment(struct nccl_state *st, struct pline *ln, char *s,
+			struct err *err)
+{
+	char word[8];
+	long long oob;
+	double avg;
+	char *p;
+
+	if ((p = skip_prefix(s, "Out of bounds values :"))) {
+		if (sscanf(p, "%lld %7s", &oob, word) != 2)
+			return pline_error(ln, err, "bad 'Out of bounds' line");
+		jset_int(st->root, "out_of_bounds", oob);
+		jset_bool(st->root, "out_of_bounds_ok", !strcmp(word, "OK"));
+	} else if ((p = skip_prefix(s, "Avg bus bandwidth"))) {
+		p = strchr(p, ':');
+		if (!p || parse_dbl(trim(p + 1), &avg))
+			return pline_error(ln, err, "bad 'Avg bus bandwidth' line");
+		jset_real(st->root, "avg_bus_bandwidth", avg);
+	} else if (skip_prefix(s, "Rank ")) {
+		if (nccl_device(st->root, s))
+			return pline_error(ln, err, "bad device line");
+	} else if (skip_prefix(s, "nThread ")) {
+		nccl_params(st->root, s);
+	} else if (strstr(s, "size") && strstr(s, "redop")) {
+		st->has_root = strstr(s, "root") != NULL;
+		st->check = strstr(s, "#wrong") ? "wrong" : "error";
+	}
+	/* other comment lines (titles, units, version banners) carry nothing */
+	return 0;
+}
+
+static void nccl_half(json_t *row, const char *key, char **tok, const char *check)
+{
+	json_t *h = jobject_at(row, key);
+
+	jset_num(h, "time_us", tok[0]);
+	jset_num(h, "algbw", tok[1]);
+	jset_num(h, "busbw", tok[2]);
+	jset_num(h, check, tok[3]);
+}
+
+static int nccl_row(struct nccl_state *st, char *s)
+{
+	static const char *const keys[] = { "size", "count", "type", "redop", "root" };
+	char *tok[14];
+	size_t n = split_ws(s, tok, ARRAY_SIZE(tok)), fixed;
+	json_t *row;
+
+	if (st->has_root < 0)
+		st->has_root = n == 13;
+	fixed = st->has_root ? 5 : 4;
+	if (n != fixed + 8 || !isdigit((unsigned char)*tok[0]))
+		return -1;
+	row = jarray_add_row(st->rows, keys, fixed, tok, fixed);
+	nccl_half(row, "out_of_place", tok + fixed, st->check);
+	nccl_half(row, "in_place", tok + fixed + 4, st->check);
+	return 0;
+}
+
+static int nccl_line(void *state, struct pline *ln, struct err *err)
+{
+	struct nccl_state *st = state;
+	char *s = ln->text;
+
+	if (!*s)
+		return 0;
+	if (*s == '#')
+		return nccl_comment(st, ln, trim(s + 1), err);
+	if (strstr(s, " NCCL WARN ")) {
+		json_array_append_new(jarray_at(st->root, "warnings"), json_string(s));
+		return 0;
+	}
+	if (strstr(s, " NCCL INFO "))
+		return 0;
+	if (nccl_row(st, s))
+		return pline_error(ln, err, "not a result row");
+	return 0;
+}
+
+int parse_nccl_tests(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	struct nccl_state st = { NULL, NULL, -1, "error" };
+	int rc;
+
+	st.root = json_object();
+	st.rows = jarray_at(st.root, "rows");
+	rc = parse_lines("nccl-tests", buf, len, nccl_line, &st, err);
+	if (!rc && !json_array_size(st.rows) &&
+	    !json_object_get(st.root, "avg_bus_bandwidth"))
+		rc = parse_error_end("nccl-tests", err, "no result rows");
+	if (!rc)
+		jset_str(st.root, "format", st.has_root ? "new" : "old");
+	return parse_done(rc, st.root, ret);
+}
+
+/* ---- tf_cnn_benchmarks ---- */
+
+struct tfcnn_state {
+	json_t *root, *header, *steps;
+};
+
+/* Progress lines the benchmark prints between header and steps. */
+static const char *const tfcnn_progress[] = {
+	"Generating", "Initializing", "Running warm up", "Done warm up", "...",
+	"Step\t", "Step ",
+};
+
+static int tfcnn_step(struct tfcnn_state *st, const char *s)
+{
+	long long step;
+	double ips, dev, jitter, loss;
+	int used = 0;
+	json_t *o;
+
+	if (sscanf(s, "%lld images/sec: %lf +/- %lf (jitter = %lf) %lf%n", &step,
+		   &ips, &dev, &jitter, &loss, &used) != 5 || s[used])
+		return -1;
+	o = jarray_new_object(st->steps);
+	jset_int(o, "step", step);
+	jset_real(o, "images_per_sec", ips);
+	jset_real(o, "stddev", dev);
+	jset_real(o, "jitter", jitter);
+	jset_real(o, "loss", loss);
+	return 0;
+}
+
+/* "Batch size:  128 global" then "             64 per device" */
+static void tfcnn_header(struct tfcnn_state *st, struct pline *ln, char *key,
+			 char *val)
+{
+	char *name = slug(key);
+	long long n;
+
+	jset_str(st->header, name, val);
+	if (!strcmp(name, "model"))
+		jset_str(st->root, "model", val);
+	if (!strcmp(name, "batch_size") && sscanf(val, "%lld", &n) == 1)
+		jset_int(st->root, "batch_size", n);
+	if (!strcmp(name, "devices")) {
+		size_t quotes = 0;
+
+		for (const char *p = val; *p; p++)
+			quotes += *p == '\'';
+		jset_int(st->root, "num_gpus", quotes / 2);
+	}
+	(void)ln;
+	free(name);
+}
+
+static int tfcnn_line(void *state, struct pline *ln, struct err *err)
+{
+	struct tfcnn_state *st = state;
+	char *s = ln->text, *key, *val, *p;
+	long long n;
+	double total;
+
+	if (!*s || all_of(s, '-') ||
+	    has_prefix_in(s, tfcnn_progress, ARRAY_SIZE(tfcnn_progress)) ||
+	    strstr(s, " tensorflow/"))
+		return 0;
+	if ((p = skip_prefix(s, "total images/sec:"))) {
+		if (parse_dbl(trim(p), &total))
+			return pline_error(ln, err, "bad total");
+		jset_real(st->root, "total_images_per_sec", total);
+		return 0;
+	}
+	if (isdigit((unsigned char)*s)) {
+		if (ln->indent > 0 && sscanf(s, "%lld per device", &n) == 1) {
+			jset_int(st->root, "batch_per_device", n);
+			return 0;
+		}
+		if (tfcnn_step(st, s))
+			return pline_error(ln, err, "bad step row");
+		return 0;
+	}
+	if (ln->indent == 0 && split_kv(s, ':', &key, &val)) {
+		tfcnn_header(st, ln, key, val);
+		return 0;
+	}
+	return pline_error(ln, err, "not a tf_cnn_benchmarks line");
+}
+
+int parse_tf_cnn_benchmarks(const char *buf, size_t len, json_t **ret,
+			    struct err *err)
+{
+	struct tfcnn_state st;
+	int rc;
+
+	st.root = json_object();
+	st.header = jobject_at(st.root, "header");
+	st.steps = jarray_at(st.root, "steps");
+	rc = parse_lines("tf_cnn_benchmarks", buf, len, tfcnn_line, &st, err);
+	if (!rc && !json_object_get(st.root, "total_images_per_sec") &&
+	    !json_array_size(st.steps))
+		rc = parse_error_end("tf_cnn_benchmarks", err, "no steps and no total");
+	return parse_done(rc, st.root, ret);
+}

@@ -1,0 +1,126 @@
+/*
+ * Operating-system outputs: lsmod (also the lines `lsmod | grep` keeps),
+ * /etc/os-release and getenforce.
+ */
+#include "parse.h"
+#include "parse-util.h"
+#include "strbuf.h"
+
+#include <ctype.h>
+#include <string.h>
+
+/* "ib_core  363078  9 rdma_cm,ib_cm,...": module, size, count, holders. */
+static int lsmod_line(void *state, struct pline *ln, struct err *err)
+{
+	json_t *mods = state, *m, *by;
+	char *tok[4], *dep, *save = NULL;
+	long long size, used;
+	size_t n;
+
+	if (!*ln->text)
+		return 0;
+	if (ln->no == 1 && skip_prefix(ln->text, "Module "))
+		return 0;
+	n = split_ws(ln->text, tok, 4);
+	if (n < 3 || parse_ll(tok[1], 10, &size) || parse_ll(tok[2], 10, &used))
+		return pline_error(ln, err, "expected 'module size used [by,...]'");
+	m = jarray_new_object(mods);
+	jset_str(m, "module", tok[0]);
+	jset_int(m, "size", size);
+	jset_int(m, "used", used);
+	by = jarray_at(m, "used_by");
+	if (n == 4)
+		for (dep = strtok_r(tok[3], ", ", &save); dep;
+		     dep = strtok_r(NULL, ", ", &save))
+			json_array_append_new(by, json_string(dep));
+	return 0;
+}
+
+int parse_lsmod(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	json_t *root = json_object();
+
+	return parse_done(parse_lines("lsmod", buf, len, lsmod_line,
+				      jarray_at(root, "modules"), err),
+			  root, ret);
+}
+
+/* os-release(5) quoting: shell-like, "..." with \-escapes of " \ $ `,
+ * '...' literal, or a bare word. Returns 0 or -1 on an unclosed quote. */
+static int os_release_unquote(const char *v, struct strbuf *out)
+{
+	char q = 0;
+
+	for (; *v; v++) {
+		if (q && *v == q) {
+			q = 0;
+		} else if (!q && (*v == '"' || *v == '\'')) {
+			q = *v;
+		} else if (*v == '\\' && q != '\'' && v[1] &&
+			   (q != '"' || strchr("\"\\$`", v[1]))) {
+			strbuf_addch(out, *++v);
+		} else if (!q && isspace((unsigned char)*v)) {
+			return -1; /* unquoted blanks end the word */
+		} else {
+			strbuf_addch(out, *v);
+		}
+	}
+	return q ? -1 : 0;
+}
+
+static int os_release_line(void *state, struct pline *ln, struct err *err)
+{
+	struct strbuf val = STRBUF_INIT;
+	char *s = ln->text, *eq = strchr(s, '=');
+	int rc = 0;
+
+	if (!*s || *s == '#')
+		return 0;
+	if (!eq || eq == s || strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+				    (size_t)(eq - s))
+		return pline_error(ln, err, "expected KEY=VALUE");
+	*eq = '\0';
+	if (os_release_unquote(eq + 1, &val))
+		rc = pline_error(ln, err, "bad quoting");
+	else
+		jset_str(state, s, val.buf);
+	strbuf_release(&val);
+	return rc;
+}
+
+int parse_os_release(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	json_t *root = json_object();
+
+	return parse_done(parse_lines("os-release", buf, len, os_release_line,
+				      root, err),
+			  root, ret);
+}
+
+static int getenforce_line(void *state, struct pline *ln, struct err *err)
+{
+	static const char *const modes[] = { "Enforcing", "Permissive", "Disabled" };
+	json_t *root = state;
+
+	if (!*ln->text)
+		return 0;
+	if (json_object_get(root, "mode"))
+		return pline_error(ln, err, "more than one line");
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+		if (!strcmp(ln->text, modes[i])) {
+			jset_str(root, "mode", modes[i]);
+			jset_bool(root, "enforcing", i == 0);
+			return 0;
+		}
+	}
+	return pline_error(ln, err, "expected Enforcing, Permissive or Disabled");
+}
+
+int parse_getenforce(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	json_t *root = json_object();
+
+	return parse_done(parse_lines("getenforce", buf, len, getenforce_line,
+				      root, err),
+			  root, ret);
+}

@@ -1,0 +1,48 @@
+/* The table of tool-output parsers behind `bringup parse`; see parse.h. */
+#include "parse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Sorted by name (strcmp order): lookup is a binary search and a unit test
+ * keeps it sorted. */
+static const struct parser parsers[] = {
+	{ "getenforce", "SELinux mode (Enforcing/Permissive/Disabled)", parse_getenforce },
+	{ "ibstat", "InfiniBand CAs and ports (ibstat)", parse_ibstat },
+	{ "ibstatus", "InfiniBand port status (ibstatus script)", parse_ibstatus },
+	{ "ibv_devinfo", "verbs devices and ports (ibv_devinfo, -v, -vv)", parse_ibv_devinfo },
+	{ "lsmod", "loaded kernel modules (lsmod, also grepped lines)", parse_lsmod },
+	{ "lspci", "PCI devices with PCIe link capability/status (lspci -vvv, or its LnkCap/LnkSta lines)", parse_lspci },
+	{ "mmgetstate", "GPFS daemon state per node (mmgetstate -a)", parse_mmgetstate },
+	{ "mmlscluster", "GPFS cluster information and nodes (mmlscluster)", parse_mmlscluster },
+	{ "mmlsconfig", "GPFS configuration per node class (mmlsconfig)", parse_mmlsconfig },
+	{ "mmlsmount", "GPFS file systems and the nodes mounting them (mmlsmount all -L)", parse_mmlsmount },
+	{ "mmremotecluster", "GPFS remote cluster definitions (mmremotecluster show)", parse_mmremotecluster },
+	{ "mmremotefs", "GPFS remote file systems (mmremotefs show)", parse_mmremotefs },
+	{ "nccl-tests", "nccl-tests results (all_reduce_perf etc., old and new layouts)", parse_nccl_tests },
+	{ "nvidia-smi", "GPU summary table (nvidia-smi)", parse_nvidia_smi },
+	{ "nvidia-smi-q", "GPU details (nvidia-smi -q): ids, clock event reasons, remapped rows, PCIe link", parse_nvidia_smi_q },
+	{ "nvidia-smi-topo", "GPU/NIC topology matrix (nvidia-smi topo -m)", parse_nvidia_smi_topo },
+	{ "ofed_info", "MLNX OFED version (ofed_info -s)", parse_ofed_info },
+	{ "os-release", "/etc/os-release KEY=VALUE pairs", parse_os_release },
+	{ "perftest", "perftest results (ib_write_bw, ib_read_bw, ...)", parse_perftest },
+	{ "sminfo", "InfiniBand subnet manager (sminfo)", parse_sminfo },
+	{ "tf_cnn_benchmarks", "tf_cnn_benchmarks run: model, batch, steps, images/sec", parse_tf_cnn_benchmarks },
+};
+
+static int cmp_name(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct parser *)elem)->name);
+}
+
+const struct parser *parser_lookup(const char *name)
+{
+	return bsearch(name, parsers, sizeof(parsers) / sizeof(parsers[0]),
+		       sizeof(parsers[0]), cmp_name);
+}
+
+const struct parser *parser_list(size_t *ret_n)
+{
+	*ret_n = sizeof(parsers) / sizeof(parsers[0]);
+	return parsers;
+}

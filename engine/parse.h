@@ -1,0 +1,54 @@
+/*
+ * Parsers for the text that cluster tools print (ibstat, nvidia-smi, GPFS mm
+ * commands, perftest, nccl-tests...), turned into JSON (like `jc`).
+ *
+ * Every parser has the same shape: it reads a whole captured output, builds
+ * one JSON object and returns it through ret (the caller owns the reference
+ * and drops it with json_decref()). Text that fits none of the tool's known
+ * forms fails with ERR_PARSE and a message "TOOL: line N: what did not fit";
+ * empty input fails with "TOOL: no TOOL output". A failure the tool itself
+ * reports (sminfo's iberror, perftest's "Couldn't allocate MR") is valid
+ * input: it parses into the object with "ok": false and the tool's words.
+ *
+ * The registry is one sorted table in parse.c; each tool family lives in its
+ * own engine/parse-<family>.c.
+ */
+#ifndef BRINGUP_PARSE_H
+#define BRINGUP_PARSE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "err.h"
+
+typedef int parse_fn(const char *buf, size_t len, json_t **ret, struct err *err);
+
+struct parser {
+	const char *name;    /* what `bringup parse NAME` takes */
+	const char *summary; /* one line for `bringup parse --list` */
+	parse_fn *fn;
+};
+
+/* The parser called name, or NULL. */
+const struct parser *parser_lookup(const char *name);
+/* The whole table, sorted by name; its length goes to ret_n. */
+const struct parser *parser_list(size_t *ret_n);
+
+/* parse-ib.c */
+parse_fn parse_ibstat, parse_ibstatus, parse_ibv_devinfo, parse_sminfo,
+	parse_ofed_info;
+/* parse-nvidia.c */
+parse_fn parse_nvidia_smi, parse_nvidia_smi_q, parse_nvidia_smi_topo;
+/* parse-pci.c */
+parse_fn parse_lspci;
+/* parse-os.c */
+parse_fn parse_lsmod, parse_os_release, parse_getenforce;
+/* parse-gpfs.c */
+parse_fn parse_mmgetstate, parse_mmlscluster, parse_mmlsconfig,
+	parse_mmlsmount, parse_mmremotecluster, parse_mmremotefs;
+/* parse-perftest.c */
+parse_fn parse_perftest;
+/* parse-bench.c */
+parse_fn parse_nccl_tests, parse_tf_cnn_benchmarks;
+
+#endif

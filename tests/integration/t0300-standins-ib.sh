@@ -1,0 +1,274 @@
+#!/bin/sh
+# t0300: the InfiniBand/OFED/kernel-module stand-ins of sim/tools, run
+# directly (no sshd) on node dirs built by sim-node-init: outputs equal the
+# real tools' layouts (fixtures under tests/fixtures/sim), every fault
+# changes exactly what it should and `clear` restores it, modprobe/rmmod and
+# systemctl change node and fabric state, a bare node has no OFED.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+TOOLS=$(cd "$here/../../sim/tools" && pwd)
+FIX=$(cd "$here/../fixtures/sim" && pwd)
+EXP=$FIX/expected
+D=$TEST_DIR/sim
+CL=$D/cluster
+command -v flock >/dev/null || skip "flock(1) is not installed"
+
+# node NAME INDEX STATE SM_HOST: writes a dgx1-edr node.conf and inits it.
+node() {
+	mkdir -p "$D/nodes/$1"
+	cat >"$D/nodes/$1/node.conf" <<EOF
+NODE_NAME='$1'
+NODE_INDEX='$2'
+NODE_COUNT='3'
+NODE_ADDR='127.0.0.$(($2 + 1))'
+PROFILE='dgx1-edr'
+STATE='$3'
+OS_ID='rhel'
+OS_VERSION_ID='7.6'
+OS_PRETTY_NAME='Red Hat Enterprise Linux Server 7.6 (Maipo)'
+KERNEL='3.10.0-957.el7.x86_64'
+GPU_COUNT='8'
+GPU_MODEL='Tesla V100-SXM2-32GB'
+GPU_DRIVER='418.87.01'
+CUDA_VERSION='10.1'
+HCAS='mlx5_0 mlx5_1 mlx5_2 mlx5_3'
+HCA_mlx5_0='InfiniBand 100 4X EDR compute'
+HCA_mlx5_1='InfiniBand 100 4X EDR compute'
+HCA_mlx5_2='InfiniBand 100 4X EDR storage'
+HCA_mlx5_3='InfiniBand 100 4X EDR storage'
+OFED_VERSION='MLNX_OFED_LINUX-4.7-3.2.9.0'
+PEERMEM_MODULE='nv_peer_mem'
+SM_HOST='$4'
+EOF
+	"$TOOLS/sim-node-init" "$D/nodes/$1" "$CL" || fail "sim-node-init $1"
+}
+
+# on NODE TOOL ARGS...: runs a stand-in the way a command on NODE would.
+on() {
+	n=$1; shift
+	BRINGUP_SIM_NODE=$D/nodes/$n BRINGUP_SIM_CLUSTER=$CL PATH="$TOOLS:$PATH" "$@"
+}
+fault() { n=$1; shift; "$TOOLS/sim-fault" "$D/nodes/$n" "$CL" "$@"; }
+
+# same NAME EXPECTED_FILE ACTUAL_FILE: byte-for-byte comparison.
+same() {
+	cmp -s "$2" "$3" && return 0
+	diff -u "$2" "$3" >&2
+	fail "$1: output differs from $(basename "$2")"
+}
+# out NODE CMD...: stdout of a stand-in into $TEST_DIR/out, status in $rc.
+out() { on "$@" >"$TEST_DIR/out" 2>"$TEST_DIR/err"; rc=$?; }
+
+node dgx01 0 ready 0
+node dgx02 1 ready 1
+node dgx03 2 bare 0
+
+# Give dgx01 the identity of the seed's DGX-1 (port GUIDs, LIDs) and the SM
+# on dgx02 the seed's SM lid 9: ibstatus must then be the fixture, byte for byte.
+H=$D/nodes/dgx01/state/hca
+set -- 0xec0d9a030044d2d0 11 0xec0d9a030044d608 13 0xec0d9a03006efef2 12 0xec0d9a030044bda4 14
+for i in 0 1 2 3; do
+	echo "$1" >"$H/mlx5_$i/port_guid"; echo "$2" >"$H/mlx5_$i/lid"; shift 2
+done
+echo 9 >"$D/nodes/dgx02/state/hca/mlx5_0/lid"
+on dgx02 systemctl restart opensm || fail "systemctl restart opensm"
+
+out dgx01 ibstatus
+same "ibstatus (ready)" "$FIX/ibstatus_dgx1_4x_edr100_healthy_seed_reconstructed.txt" "$TEST_DIR/out"
+out dgx01 ibstat
+same "ibstat (ready)" "$EXP/ibstat_dgx1_ready.txt" "$TEST_DIR/out"
+cp "$TEST_DIR/out" "$TEST_DIR/ibstat.base"
+out dgx01 ibstat mlx5_1 1
+same "ibstat mlx5_1 1" "$EXP/ibstat_mlx5_1_port1.txt" "$TEST_DIR/out"
+out dgx01 ibstat -l
+printf 'mlx5_0\nmlx5_1\nmlx5_2\nmlx5_3\n' | same "ibstat -l" - "$TEST_DIR/out"
+out dgx01 ibv_devinfo -d mlx5_0
+same "ibv_devinfo -d mlx5_0" "$EXP/ibv_devinfo_mlx5_0.txt" "$TEST_DIR/out"
+out dgx01 ofed_info -s
+printf 'MLNX_OFED_LINUX-4.7-3.2.9.0:\n' | same "ofed_info -s" - "$TEST_DIR/out"
+# Same shape as the real 4.7 output in the fixture.
+sed 's/[0-9]/N/g' "$FIX/ofed_info_s_mlnx_ofed_4_7.txt" >"$TEST_DIR/shape"
+sed 's/[0-9]/N/g' "$TEST_DIR/out" | same "ofed_info -s shape" "$TEST_DIR/shape" -
+out dgx01 lsmod
+same "lsmod (ready)" "$EXP/lsmod_dgx1_ready.txt" "$TEST_DIR/out"
+grep '^nv_peer_mem ' "$TEST_DIR/out" >"$TEST_DIR/line"
+head -n 1 "$FIX/lsmod_grep_peer_nv_peer_mem_dgx1_rhel76_seed_reconstructed.txt" |
+	same "lsmod nv_peer_mem line" - "$TEST_DIR/line"
+
+# sminfo: master on dgx02, in the layout of the fixture.
+out dgx01 sminfo
+[ "$rc" -eq 0 ] || fail "sminfo exit $rc"
+grep -q '^sminfo: sm lid 9 sm guid 0xec0d9a0300000200, activity count [0-9]* priority 14 state 3 SMINFO_MASTER$' \
+	"$TEST_DIR/out" || fail "sminfo: $(cat "$TEST_DIR/out")"
+sed 's/0x[0-9a-f]*/G/; s/[0-9][0-9]*/N/g' "$FIX/sminfo_master_healthy.txt" >"$TEST_DIR/shape"
+sed 's/0x[0-9a-f]*/G/; s/[0-9][0-9]*/N/g' "$TEST_DIR/out" | same "sminfo shape" "$TEST_DIR/shape" -
+
+# ---- faults: each changes exactly its output, clear restores it --------
+restored() {
+	fault dgx01 clear || fail "sim-fault clear"
+	out dgx01 ibstat
+	same "ibstat after clear of $1" "$TEST_DIR/ibstat.base" "$TEST_DIR/out"
+}
+
+fault dgx01 port-down mlx5_1 || fail "sim-fault port-down"
+out dgx01 ibstat
+same "ibstat port-down" "$EXP/ibstat_dgx1_port_down_mlx5_1.txt" "$TEST_DIR/out"
+# The down port's values are those of the real CX-6 capture.
+block() { awk '/^CA /{ on = ($2 == "'"'"'mlx5_1'"'"'") } on && /State:/, on && /SM lid:/' "$1"; }
+block "$TEST_DIR/out" | tr -d '\t' >"$TEST_DIR/a"
+block "$FIX/ibstat_cx6_hdr200_one_active_one_down_disabled_excerpt.txt" | sed 's/^ *//' >"$TEST_DIR/b"
+same "port-down values" "$TEST_DIR/b" "$TEST_DIR/a"
+out dgx01 ibv_devinfo -d mlx5_1
+grep -q "$(printf '\t\t\tstate:\t\t\tPORT_DOWN (1)')" "$TEST_DIR/out" || fail "ibv_devinfo port-down"
+restored port-down
+
+fault dgx01 port-down mlx5_3:polling
+out dgx01 ibstat mlx5_3 1
+grep -qx 'Physical state: Polling' "$TEST_DIR/out" || fail "port-down :polling"
+restored port-down:polling
+
+fault dgx01 link-degraded || fail "sim-fault link-degraded"
+out dgx01 ibstatus
+same "ibstatus link-degraded" "$EXP/ibstatus_dgx1_link_degraded.txt" "$TEST_DIR/out"
+out dgx01 ibv_devinfo -v -d mlx5_0
+grep -q "$(printf 'active_width:\t\t1X (1)')" "$TEST_DIR/out" || fail "ibv_devinfo -v: width not 1X"
+grep -q "$(printf 'active_speed:\t\t25.0 Gbps (32)')" "$TEST_DIR/out" || fail "ibv_devinfo -v speed"
+restored link-degraded
+fault dgx01 link-degraded mlx5_2:speed
+out dgx01 ibstatus mlx5_2
+grep -q "$(printf 'rate:\t\t 56 Gb/sec (4X FDR)')" "$TEST_DIR/out" || fail "link-degraded speed: $(cat "$TEST_DIR/out")"
+restored link-degraded:speed
+
+fault dgx01 ofed-drift
+out dgx01 ofed_info -s
+printf 'MLNX_OFED_LINUX-4.6-1.0.1.1:\n' | same "ofed-drift" - "$TEST_DIR/out"
+fault dgx01 clear
+out dgx01 ofed_info -n
+printf '4.7-3.2.9.0\n' | same "ofed_info -n after clear" - "$TEST_DIR/out"
+
+fault dgx01 module-missing
+out dgx01 lsmod
+grep -v '^nv_peer_mem ' "$EXP/lsmod_dgx1_ready.txt" |
+	sed 's/^nvidia \( *[0-9]*\)  3 nv_peer_mem,/nvidia \1  2 /; s/^ib_core\( *[0-9]*\)  9 \(.*\)nv_peer_mem,/ib_core\1  8 \2/' |
+	same "lsmod module-missing" - "$TEST_DIR/out"
+out dgx01 modprobe nv_peer_mem
+[ "$rc" -eq 1 ] || fail "modprobe of a missing module exit $rc"
+echo "modprobe: FATAL: Module nv_peer_mem not found in directory /lib/modules/3.10.0-957.el7.x86_64" |
+	same "modprobe missing" - "$TEST_DIR/err"
+fault dgx01 clear
+out dgx01 lsmod
+same "lsmod after clear" "$EXP/lsmod_dgx1_ready.txt" "$TEST_DIR/out"
+
+fault dgx01 nouveau-loaded
+out dgx01 lsmod
+sed -n 2p "$TEST_DIR/out" | grep -q '^nouveau  *1896005  0 $' || fail "nouveau-loaded: $(sed -n 2p "$TEST_DIR/out")"
+on dgx01 rmmod nouveau || fail "rmmod nouveau"
+out dgx01 lsmod
+same "lsmod after rmmod nouveau" "$EXP/lsmod_dgx1_ready.txt" "$TEST_DIR/out"
+
+hdr=$D/nodes/dgx01/root/usr/src/kernels/3.10.0-957.el7.x86_64
+[ -d "$hdr" ] || fail "ready node has no kernel headers"
+fault dgx01 no-kernel-headers
+[ ! -e "$hdr" ] || fail "no-kernel-headers left $hdr"
+fault dgx01 clear
+[ -d "$hdr" ] || fail "clear did not restore the kernel headers"
+
+fault dgx01 memlock-limited
+[ -e "$D/nodes/dgx01/faults/memlock-limited" ] || fail "memlock-limited not recorded"
+[ "$(BRINGUP_SIM_NODE=$D/nodes/dgx01 BRINGUP_SIM_CLUSTER=$CL sh -c ". '$TOOLS/sim-lib.sh'; sim_load; sim_memlock")" = 64 ] ||
+	fail "memlock-limited: sim_memlock is not 64"
+fault dgx01 clear
+
+fault dgx01 slow
+[ "$(cat "$D/nodes/dgx01/faults/slow")" = 5 ] || fail "slow: default 5 seconds not recorded"
+fault dgx01 clear
+[ -z "$(ls "$D/nodes/dgx01/faults")" ] || fail "clear left faults: $(ls "$D/nodes/dgx01/faults")"
+
+# no-sm raised on dgx02 takes the master away from the whole fabric.
+fault dgx02 no-sm
+out dgx01 ibstat
+same "ibstat no-sm" "$EXP/ibstat_dgx1_no_sm.txt" "$TEST_DIR/out"
+out dgx01 sminfo
+[ "$rc" -eq 255 ] || fail "sminfo without SM exit $rc"
+echo "sminfo: iberror: failed: query" | same "sminfo no-sm" - "$TEST_DIR/out"
+grep -q '^ibwarn: \[[0-9]*\] mad_rpc: _do_madrpc failed; dport (DR path slid 0; dlid 0; 0)$' "$TEST_DIR/err" ||
+	fail "sminfo no-sm stderr: $(cat "$TEST_DIR/err")"
+fault dgx02 clear
+restored no-sm
+
+# two-sm-masters raised on dgx01: dgx01 follows a rogue master, dgx02 its own.
+fault dgx01 two-sm-masters
+out dgx01 sminfo
+grep -q 'state 3 SMINFO_MASTER$' "$TEST_DIR/out" || fail "rogue SM not master: $(cat "$TEST_DIR/out")"
+grep -q 'sm guid 0xec0d9a0300000200,' "$TEST_DIR/out" && fail "dgx01 still follows dgx02's SM"
+out dgx02 sminfo 9
+grep -q '^sminfo: sm lid 9 sm guid 0xec0d9a0300000200, .* state 3 SMINFO_MASTER$' "$TEST_DIR/out" ||
+	fail "dgx02's SM no longer master: $(cat "$TEST_DIR/out")"
+[ "$(on dgx02 sminfo | grep -c 'state 3 SMINFO_MASTER')" = 1 ] || fail "dgx02 sminfo"
+fault dgx01 clear
+out dgx01 sminfo
+grep -q 'sm lid 9 sm guid 0xec0d9a0300000200,' "$TEST_DIR/out" || fail "clear two-sm-masters: $(cat "$TEST_DIR/out")"
+
+fault dgx01 bogus 2>/dev/null; [ $? -eq 2 ] || fail "unknown fault kind must exit 2"
+[ "$("$TOOLS/sim-fault" --list | wc -l)" -eq 17 ] || fail "sim-fault --list"
+
+# ---- modprobe / rmmod ---------------------------------------------------
+on dgx01 modprobe -r nv_peer_mem || fail "modprobe -r nv_peer_mem"
+on dgx01 lsmod | grep -q '^nv_peer_mem ' && fail "nv_peer_mem still loaded"
+out dgx01 rmmod ib_core
+[ "$rc" -eq 1 ] || fail "rmmod ib_core exit $rc"
+echo "rmmod: ERROR: Module ib_core is in use by: rdma_cm ib_cm iw_cm mlx5_ib ib_umad ib_uverbs rdma_ucm ib_ipoib" |
+	same "rmmod in use" - "$TEST_DIR/err"
+on dgx01 modprobe nv_peer_mem || fail "modprobe nv_peer_mem"
+out dgx01 lsmod
+same "lsmod after reload" "$EXP/lsmod_dgx1_ready.txt" "$TEST_DIR/out"
+out dgx01 modprobe -r nouveau
+echo "modprobe: FATAL: Module nouveau is not in kernel." | same "modprobe -r not loaded" - "$TEST_DIR/err"
+
+# ---- systemctl and the subnet manager ---------------------------------------
+[ "$(on dgx02 systemctl is-active opensm)" = active ] || fail "opensm not active on SM host"
+on dgx02 systemctl stop opensm
+[ "$(on dgx02 systemctl is-active opensm)" = inactive ] || fail "opensm still active"
+out dgx01 ibstat
+same "ibstat with opensm stopped" "$EXP/ibstat_dgx1_no_sm.txt" "$TEST_DIR/out"
+out dgx01 sminfo
+[ "$rc" -eq 255 ] || fail "sminfo after stop exit $rc"
+on dgx02 systemctl start opensm || fail "systemctl start opensm"
+out dgx01 sminfo
+grep -q '^sminfo: sm lid 9 .* priority 14 state 3 SMINFO_MASTER$' "$TEST_DIR/out" || fail "sminfo after start"
+out dgx01 ibstat
+same "ibstat after opensm start" "$TEST_DIR/ibstat.base" "$TEST_DIR/out"
+# A second SM with a higher priority wins the election; the old one stands by.
+mkdir -p "$D/nodes/dgx01/root/etc/opensm"
+echo "sm_priority 15" >"$D/nodes/dgx01/root/etc/opensm/opensm.conf"
+on dgx01 systemctl start opensm || fail "start opensm on dgx01"
+out dgx02 sminfo
+grep -q '^sminfo: sm lid 11 sm guid 0xec0d9a030044d2d0, .* priority 15 state 3 SMINFO_MASTER$' "$TEST_DIR/out" ||
+	fail "election: $(cat "$TEST_DIR/out")"
+out dgx02 sminfo 9
+grep -q 'priority 14 state 2 SMINFO_STANDBY$' "$TEST_DIR/out" || fail "standby: $(cat "$TEST_DIR/out")"
+on dgx01 systemctl disable --now opensm 2>/dev/null
+[ "$(on dgx01 systemctl is-enabled opensm)" = disabled ] || fail "disable --now"
+out dgx01 systemctl status opensm
+[ "$rc" -eq 3 ] || fail "status of a stopped unit exit $rc"
+out dgx01 systemctl start nosuch
+[ "$rc" -eq 5 ] || fail "start of an unknown unit exit $rc"
+
+# ---- bare node --------------------------------------------------------------
+for t in ofed_info ibstat ibstatus ibv_devinfo sminfo; do
+	out dgx03 $t
+	[ "$rc" -eq 127 ] || fail "bare: $t exit $rc"
+	echo "bash: $t: command not found" | same "bare $t" - "$TEST_DIR/err"
+done
+out dgx03 lsmod
+same "lsmod (bare)" "$EXP/lsmod_dgx1_bare.txt" "$TEST_DIR/out"
+out dgx03 modprobe nv_peer_mem
+[ "$rc" -eq 1 ] || fail "bare: modprobe nv_peer_mem exit $rc"
+[ ! -e "$D/nodes/dgx03/root/usr/src/kernels/3.10.0-957.el7.x86_64" ] || fail "bare node has kernel headers"
+[ "$(on dgx03 systemctl is-active opensm)" = unknown ] || fail "bare node has opensm"
+grep -qx 'PRETTY_NAME="Red Hat Enterprise Linux Server 7.6 (Maipo)"' "$D/nodes/dgx03/root/etc/os-release" ||
+	fail "os-release"
+[ "$(on dgx03 uname -r)" = 3.10.0-957.el7.x86_64 ] || fail "uname -r"
+[ "$(on dgx03 uname -n)" = dgx03 ] || fail "uname -n"
+[ "$(on dgx03 getenforce)" = Enforcing ] || fail "getenforce"
+exit 0

@@ -700,26 +700,22 @@ static int read_hosts(struct loader *ld, yaml_node_t *n)
 	return 0;
 }
 
-/* qsort has no context argument; sorting runs once per load, one thread. */
-static const struct host *sort_hosts;
-
-static int cmp_by_name(const void *a, const void *b)
+static int cmp_by_name(const void *a, const void *b, void *hosts)
 {
+	const struct host *h = hosts;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	int c = strcmp(sort_hosts[x].name, sort_hosts[y].name);
+	int c = strcmp(h[x].name, h[y].name);
 
 	return c ? c : (x > y) - (x < y);
 }
 
-static size_t *index_by_name(const struct host *hosts, size_t n)
+static size_t *index_by_name(struct host *hosts, size_t n)
 {
 	size_t *idx = xmalloc((n ? n : 1) * sizeof(*idx));
 
 	for (size_t i = 0; i < n; i++)
 		idx[i] = i;
-	sort_hosts = hosts;
-	qsort(idx, n, sizeof(*idx), cmp_by_name);
-	sort_hosts = NULL;
+	qsort_r(idx, n, sizeof(*idx), cmp_by_name, hosts);
 	return idx;
 }
 

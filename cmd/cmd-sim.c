@@ -1,12 +1,244 @@
-/* bringup sim: placeholder until its implementation lands. */
+/*
+ * bringup sim: the simulated cluster's front end (up, down, status, fault).
+ * Everything it does lives in sim/; this file parses argv, prints and picks
+ * the exit status.
+ */
 #include "cmd.h"
+#include "../engine/strbuf.h"
+#include "../engine/strlist.h"
+#include "../sim/sim.h"
 
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void print_help(void)
+{
+	printf("usage: bringup sim up [-n N] [--profile P] [--state bare|ready] [--port PORT]\n"
+	       "       bringup sim down\n"
+	       "       bringup sim status\n"
+	       "       bringup sim fault NODE KIND [ARG]\n"
+	       "\n"
+	       "A simulated cluster: one real sshd per node on its own loopback address\n"
+	       "(127.0.1.1, 127.0.1.2, ...); every command runs in the node's own mount and\n"
+	       "UTS namespaces, so nodes never change this machine. Directory:\n"
+	       "$BRINGUP_SIM_DIR, default ~/.local/state/bringup/sim.\n"
+	       "\n"
+	       "up options:\n"
+	       "  -n, --nodes N      node count (default %d, at most %d)\n"
+	       "  --profile P        hardware profile (default %s):\n",
+	       SIM_DEFAULT_NODES, SIM_MAX_NODES, SIM_DEFAULT_PROFILE);
+	for (unsigned i = 0; i < sim_nprofiles; i++)
+		printf("                       %-13s %s\n", sim_profiles[i].name,
+		       sim_profiles[i].summary);
+	printf("  --state S          bare (OS only) or ready (as after a bring-up; default)\n"
+	       "  --port P           first port to try (default %d; the next free one is used)\n"
+	       "\n"
+	       "fault KIND: unreachable, clear, or one of `sim-fault --list` (hang, slow\n"
+	       "[SECONDS], port-down, ...); see sim/README.md.\n"
+	       "\n"
+	       "status exits 0 while the cluster runs, 1 when it does not.\n",
+	       SIM_DEFAULT_PORT);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int parse_uint(const char *s, unsigned max, unsigned *ret)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *end || v > max)
+		return -1;
+	*ret = (unsigned)v;
+	return 0;
+}
+
+static int sim_up_cmd(const char *dir, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "nodes", required_argument, NULL, 'n' },
+		{ "profile", required_argument, NULL, 'P' },
+		{ "state", required_argument, NULL, 's' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct sim_profile *prof = sim_profile_find(SIM_DEFAULT_PROFILE);
+	unsigned n = SIM_DEFAULT_NODES, port = SIM_DEFAULT_PORT;
+	int st = SIM_STATE_READY, c;
+	struct err err = ERR_INIT;
+	struct strbuf set = STRBUF_INIT;
+	struct sim *s;
+	double t0 = now_s();
+
+	while ((c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (parse_uint(optarg, SIM_MAX_NODES, &n) || !n) {
+				fprintf(stderr, "bringup: sim up: -n wants 1-%d\n", SIM_MAX_NODES);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'P':
+			prof = sim_profile_find(optarg);
+			if (!prof) {
+				fprintf(stderr, "bringup: sim up: unknown profile '%s' (profiles:",
+					optarg);
+				for (unsigned i = 0; i < sim_nprofiles; i++)
+					fprintf(stderr, " %s", sim_profiles[i].name);
+				fprintf(stderr, ")\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case 's':
+			st = sim_state_from_name(optarg);
+			if (st < 0) {
+				fprintf(stderr, "bringup: sim up: --state is bare or ready\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case 'p':
+			if (parse_uint(optarg, 65535, &port) || !port) {
+				fprintf(stderr, "bringup: sim up: bad --port '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			print_help();
+			return EXIT_OK;
+		default:
+			return cmd_usage("sim");
+		}
+	}
+	if (optind != argc)
+		return cmd_usage("sim");
+	s = sim_new(dir, prof, (enum sim_state)st, n, port, &err);
+	if (!s || sim_up(s, &err)) {
+		int rc = cmd_fail(&err);
+
+		err_clear(&err);
+		sim_free(s);
+		return rc;
+	}
+	sim_add_nodeset(&set, s, 0, s->n - 1);
+	printf("sim: %u nodes %s (%s, %s) on 127.0.1.1.. port %u, up in %.1fs\n", s->n, set.buf,
+	       s->profile->name, sim_state_name(s->state), s->port, now_s() - t0);
+	printf("ssh: ssh -i %s/id_ed25519 -o UserKnownHostsFile=%s/known_hosts -p %u %s@%s\n",
+	       s->dir, s->dir, s->port, s->user, s->nodes[0].addr);
+	printf("inventory: %s/inventory.yaml\n", s->dir);
+	strbuf_release(&set);
+	sim_free(s);
+	return EXIT_OK;
+}
+
+static int sim_down_cmd(const char *dir)
+{
+	struct err err = ERR_INIT;
+	unsigned stopped = 0;
+
+	if (sim_down(dir, &stopped, &err)) {
+		int rc = cmd_fail(&err);
+
+		err_clear(&err);
+		return rc;
+	}
+	printf("sim: stopped %u process%s in %s\n", stopped, stopped == 1 ? "" : "es", dir);
+	return EXIT_OK;
+}
+
+static int sim_status_cmd(const char *dir)
+{
+	struct err err = ERR_INIT;
+	struct sim *s;
+	unsigned up = 0, faulty = 0;
+
+	if (sim_load(dir, &s, &err)) {
+		printf("sim: no cluster in %s\n", dir);
+		err_clear(&err);
+		return EXIT_FAILED;
+	}
+	for (unsigned i = 0; i < s->n; i++) {
+		struct strlist faults = STRLIST_INIT;
+		struct strbuf sb = STRBUF_INIT;
+		pid_t pid = sim_node_sshd_pid(s, i);
+
+		sim_node_faults(s, i, &faults);
+		for (size_t k = 0; k < faults.n; k++)
+			strbuf_addf(&sb, "%s%s", k ? "," : "", faults.v[k]);
+		printf("%-8s %s:%u  sshd %-4s faults: %s\n", s->nodes[i].name, s->nodes[i].addr,
+		       s->port, pid ? "up" : "down", faults.n ? sb.buf : "-");
+		up += pid != 0;
+		faulty += faults.n != 0;
+		strlist_clear(&faults);
+		strbuf_release(&sb);
+	}
+	bool running = sim_running(dir);
+
+	printf("sim: %s, %u nodes (%s, %s), %u sshd up, %u with faults, port %u, dir %s\n",
+	       running ? "running" : "stopped", s->n, s->profile->name,
+	       sim_state_name(s->state), up, faulty, s->port, dir);
+	sim_free(s);
+	return running ? EXIT_OK : EXIT_FAILED;
+}
+
+static int sim_fault_cmd(const char *dir, int argc, char **argv)
+{
+	struct err err = ERR_INIT;
+	struct sim *s;
+	int rc = EXIT_OK;
+
+	if (argc < 3 || argc > 4)
+		return cmd_usage("sim");
+	if (sim_load(dir, &s, &err) ||
+	    sim_fault(s, argv[1], argv[2], argc == 4 ? argv[3] : NULL, &err))
+		rc = cmd_fail(&err);
+	else
+		printf("sim: %s: %s%s%s\n", argv[1], argv[2], argc == 4 ? " " : "",
+		       argc == 4 ? argv[3] : "");
+	err_clear(&err);
+	sim_free(s);
+	return rc;
+}
 
 int cmd_sim(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "bringup: sim: not implemented yet\n");
-	return EXIT_FAILED;
+	struct err err = ERR_INIT;
+	char *dir;
+	int rc;
+
+	if (argc < 2) {
+		cmd_usage("sim");
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		print_help();
+		return EXIT_OK;
+	}
+	dir = sim_default_dir(&err);
+	if (!dir) {
+		rc = cmd_fail(&err);
+		err_clear(&err);
+		return rc;
+	}
+	if (!strcmp(argv[1], "up"))
+		rc = sim_up_cmd(dir, argc - 1, argv + 1);
+	else if (!strcmp(argv[1], "down") && argc == 2)
+		rc = sim_down_cmd(dir);
+	else if (!strcmp(argv[1], "status") && argc == 2)
+		rc = sim_status_cmd(dir);
+	else if (!strcmp(argv[1], "fault"))
+		rc = sim_fault_cmd(dir, argc - 1, argv + 1);
+	else
+		rc = cmd_usage("sim");
+	free(dir);
+	return rc;
 }

@@ -1,0 +1,1074 @@
+/*
+ * The simulated cluster's lifecycle: sim up (files, keys, node init, one sshd
+ * per node), reading a running cluster back, status, faults and sim down.
+ * The texts it writes come from sim/profile.c; processes and files from
+ * sim/sim-proc.c and sim/sim-fs.c.
+ */
+#include "sim.h"
+#include "sim-int.h"
+#include "assets.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libssh/libssh.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../engine/xalloc.h"
+
+extern char **environ;
+
+/* How far past the asked-for port sim up looks for one free on every address. */
+#define PORT_TRIES 64
+#define SSHD_PARALLEL 32
+#define STOP_GRACE_MS 2000
+#define START_WAIT_MS 5000
+
+static const char *const sshd_paths[] = {
+	"/usr/sbin/sshd", "/usr/local/sbin/sshd", "/sbin/sshd", NULL,
+};
+static const char *const sftp_paths[] = {
+	"/usr/lib/openssh/sftp-server", "/usr/libexec/openssh/sftp-server",
+	"/usr/libexec/sftp-server", "/usr/lib/ssh/sftp-server", NULL,
+};
+static const char *const node_subdirs[] = {
+	"state", "faults", "log", "root/etc", "root/usr", "root/var", "root/opt", "root/boot",
+	"work/etc", "work/usr", "work/var", "work/opt", "work/boot", NULL,
+};
+
+static const char *first_existing(const char *const *paths)
+{
+	for (; *paths; paths++)
+		if (!access(*paths, X_OK))
+			return *paths;
+	return NULL;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The directory ends up in sshd_config, fstab and overlay options, none of
+ * which can quote everything; refusing odd characters beats escaping four ways. */
+static int check_dir(const char *dir, struct err *err)
+{
+	if (dir[0] != '/')
+		return err_set(err, ERR_USAGE, "sim directory must be absolute: %s", dir);
+	for (const char *p = dir; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "/._-+@~", *p))
+			return err_set(err, ERR_USAGE,
+				       "sim directory %s: character '%c' is not supported "
+				       "(use letters, digits and / . _ - + @ ~)", dir, *p);
+	return 0;
+}
+
+char *sim_default_dir(struct err *err)
+{
+	const char *env = getenv("BRINGUP_SIM_DIR");
+	const char *home = getenv("HOME");
+	struct strbuf sb = STRBUF_INIT;
+
+	if (env && *env) {
+		if (env[0] != '/') {
+			char *cwd = getcwd(NULL, 0);
+
+			if (!cwd) {
+				err_set(err, ERR_IO, "getcwd: %s", strerror(errno));
+				return NULL;
+			}
+			strbuf_addf(&sb, "%s/", cwd);
+			free(cwd);
+		}
+		strbuf_addstr(&sb, env);
+	} else {
+		if (!home || !*home) {
+			struct passwd *pw = getpwuid(getuid());
+
+			home = pw ? pw->pw_dir : NULL;
+		}
+		if (!home) {
+			err_set(err, ERR_USAGE, "no $HOME: set BRINGUP_SIM_DIR");
+			return NULL;
+		}
+		strbuf_addf(&sb, "%s/.local/state/bringup/sim", home);
+	}
+	while (sb.len > 1 && sb.buf[sb.len - 1] == '/')
+		strbuf_setlen(&sb, sb.len - 1);
+	return strbuf_detach(&sb, NULL);
+}
+
+static char *current_user(void)
+{
+	struct passwd *pw = getpwuid(geteuid());
+
+	if (pw)
+		return xstrdup(pw->pw_name);
+	return xasprintf("%u", (unsigned)geteuid());
+}
+
+struct sim *sim_new(const char *dir, const struct sim_profile *p, enum sim_state st,
+		    unsigned n, unsigned port, struct err *err)
+{
+	struct sim *s;
+
+	if (check_dir(dir, err))
+		return NULL;
+	if (n < 1 || n > SIM_MAX_NODES) {
+		err_set(err, ERR_USAGE, "node count %u out of range (1-%u)", n, SIM_MAX_NODES);
+		return NULL;
+	}
+	if (port < 1 || port > 65535) {
+		err_set(err, ERR_USAGE, "port %u out of range", port);
+		return NULL;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->dir = xstrdup(dir);
+	s->user = current_user();
+	s->profile = p;
+	s->state = st;
+	s->n = n;
+	s->port = port;
+	s->rootless = geteuid() != 0;
+	s->nodes = xcalloc(n, sizeof(*s->nodes));
+	for (unsigned i = 0; i < n; i++) {
+		s->nodes[i].name = sim_node_name(p, i, n);
+		s->nodes[i].addr = sim_node_addr(i);
+		s->nodes[i].dir = xasprintf("%s/nodes/%s", dir, s->nodes[i].name);
+	}
+	return s;
+}
+
+void sim_free(struct sim *s)
+{
+	if (!s)
+		return;
+	for (unsigned i = 0; i < s->n; i++) {
+		free(s->nodes[i].name);
+		free(s->nodes[i].addr);
+		free(s->nodes[i].dir);
+	}
+	free(s->nodes);
+	free(s->dir);
+	free(s->user);
+	free(s->token);
+	free(s);
+}
+
+/* ---- D/sim.conf: what sim_load needs to rebuild the description ---- */
+
+static void format_sim_conf(struct strbuf *out, const struct sim *s)
+{
+	strbuf_addf(out,
+		    "# Written by `bringup sim up`; read by status, fault and down.\n"
+		    "PROFILE='%s'\nSTATE='%s'\nNODE_COUNT='%u'\nPORT='%u'\n",
+		    s->profile->name, sim_state_name(s->state), s->n, s->port);
+}
+
+/* The value of KEY='value' in text, or NULL; caller frees. */
+static char *conf_value(const char *text, const char *key)
+{
+	size_t klen = strlen(key);
+
+	for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (strncmp(line, key, klen) || line[klen] != '=')
+			continue;
+		const char *v = line + klen + 1;
+		size_t len = strcspn(v, "\n");
+
+		if (len >= 2 && v[0] == '\'' && v[len - 1] == '\'')
+			return xstrndup(v + 1, len - 2);
+		return xstrndup(v, len);
+	}
+	return NULL;
+}
+
+static unsigned conf_uint(const char *text, const char *key)
+{
+	char *v = conf_value(text, key);
+	unsigned long n = v ? strtoul(v, NULL, 10) : 0;
+
+	free(v);
+	return n > 65535 ? 0 : (unsigned)n;
+}
+
+static char *read_token(const char *dir)
+{
+	char *path = xasprintf("%s/token", dir);
+	struct strbuf sb = STRBUF_INIT;
+	struct err e = ERR_INIT;
+
+	if (simfs_read(path, &sb, &e))
+		strbuf_reset(&sb);
+	strbuf_rtrim(&sb);
+	free(path);
+	err_clear(&e);
+	if (!sb.len) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+int sim_load(const char *dir, struct sim **ret, struct err *err)
+{
+	char *path = xasprintf("%s/sim.conf", dir);
+	struct strbuf conf = STRBUF_INIT;
+	char *prof = NULL, *state = NULL;
+	const struct sim_profile *p;
+	int ret_code = simfs_read(path, &conf, err), st;
+
+	*ret = NULL;
+	if (ret_code == ERR_NOTFOUND)
+		err_set(err, ERR_NOTFOUND, "no simulated cluster in %s (start one with `bringup sim up`)",
+			dir);
+	if (ret_code)
+		goto out;
+	prof = conf_value(conf.buf, "PROFILE");
+	state = conf_value(conf.buf, "STATE");
+	p = prof ? sim_profile_find(prof) : NULL;
+	st = state ? sim_state_from_name(state) : -1;
+	if (!p || st < 0) {
+		ret_code = err_set(err, ERR_PARSE, "%s: unknown PROFILE or STATE", path);
+		goto out;
+	}
+	*ret = sim_new(dir, p, (enum sim_state)st, conf_uint(conf.buf, "NODE_COUNT"),
+		       conf_uint(conf.buf, "PORT"), err);
+	if (!*ret) {
+		ret_code = err_prefix(err, "%s: ", path);
+		goto out;
+	}
+	(*ret)->token = read_token(dir);
+out:
+	free(path);
+	free(prof);
+	free(state);
+	strbuf_release(&conf);
+	return ret_code;
+}
+
+/* ---- finding and stopping what a cluster started ---- */
+
+struct pidset {
+	pid_t *v;
+	size_t n, alloc;
+};
+
+static void pidset_add(struct pidset *ps, pid_t pid)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		if (ps->v[i] == pid)
+			return;
+	ALLOC_GROW(ps->v, ps->n + 1, ps->alloc);
+	ps->v[ps->n++] = pid;
+}
+
+static pid_t node_sshd_pid(const char *node_dir)
+{
+	char *pidfile = xasprintf("%s/sshd.pid", node_dir);
+	char *cfg = xasprintf("%s/sshd_config", node_dir);
+	pid_t pid = sim_pidfile_live(pidfile, cfg);
+
+	free(pidfile);
+	free(cfg);
+	return pid;
+}
+
+/* Every live process of the cluster in dir: the nodes' sshds (found through
+ * their pid files, checked against their command lines so that a recycled
+ * pid is never hit) and whatever carries the dir's token. */
+static void collect_pids(const char *dir, const char *token, struct pidset *ps)
+{
+	char *nodes = xasprintf("%s/nodes", dir);
+	DIR *d = opendir(nodes);
+	struct dirent *de;
+
+	ps->n = 0;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *nd = xasprintf("%s/%s", nodes, de->d_name);
+		pid_t pid = node_sshd_pid(nd);
+
+		if (pid)
+			pidset_add(ps, pid);
+		free(nd);
+	}
+	if (d)
+		closedir(d);
+	free(nodes);
+	if (token) {
+		pid_t *v;
+		size_t n = sim_token_pids(token, &v);
+
+		for (size_t i = 0; i < n; i++)
+			pidset_add(ps, v[i]);
+		free(v);
+	}
+}
+
+bool sim_running(const char *dir)
+{
+	char *token = read_token(dir);
+	struct pidset ps = { 0 };
+
+	collect_pids(dir, token, &ps);
+	free(token);
+	free(ps.v);
+	return ps.n > 0;
+}
+
+static unsigned signal_all(const struct pidset *ps, int sig)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < ps->n; i++)
+		if (!kill(ps->v[i], sig))
+			n++;
+	return n;
+}
+
+/* Polls until nothing of the cluster is left or ms have passed. */
+static bool wait_gone(const char *dir, const char *token, struct pidset *ps, unsigned ms)
+{
+	for (unsigned waited = 0;; waited += 20) {
+		collect_pids(dir, token, ps);
+		if (!ps->n)
+			return true;
+		if (waited >= ms)
+			return false;
+		sleep_ms(20);
+	}
+}
+
+int sim_down(const char *dir, unsigned *ret_stopped, struct err *err)
+{
+	char *token = read_token(dir);
+	struct pidset ps = { 0 };
+	unsigned stopped = 0;
+	int ret = 0;
+
+	/* Rounds, because a dying session can still hand a new connection to
+	 * a child; each round starts politely and ends with KILL. */
+	for (int round = 0; round < 3; round++) {
+		collect_pids(dir, token, &ps);
+		if (!ps.n)
+			break;
+		stopped += signal_all(&ps, SIGTERM);
+		if (wait_gone(dir, token, &ps, STOP_GRACE_MS))
+			break;
+		signal_all(&ps, SIGKILL);
+		if (wait_gone(dir, token, &ps, STOP_GRACE_MS))
+			break;
+	}
+	if (ps.n)
+		ret = err_set(err, ERR_STATE, "%zu process(es) of the cluster in %s survived KILL "
+			      "(first: pid %d)", ps.n, dir, (int)ps.v[0]);
+	if (ret_stopped)
+		*ret_stopped = stopped;
+	free(ps.v);
+	free(token);
+	return ret;
+}
+
+pid_t sim_node_sshd_pid(const struct sim *s, unsigned i)
+{
+	return node_sshd_pid(s->nodes[i].dir);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void sim_node_faults(const struct sim *s, unsigned i, struct strlist *out)
+{
+	char *fdir = xasprintf("%s/faults", s->nodes[i].dir);
+	DIR *d = opendir(fdir);
+	struct dirent *de;
+	size_t first = out->n;
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *path = xasprintf("%s/%s", fdir, de->d_name);
+		struct strbuf arg = STRBUF_INIT;
+		struct err e = ERR_INIT;
+
+		simfs_read(path, &arg, &e);
+		strbuf_rtrim(&arg);
+		if (arg.len && !strchr(arg.buf, '\n'))
+			strlist_push_owned(out, xasprintf("%s=%s", de->d_name, arg.buf));
+		else
+			strlist_push(out, de->d_name);
+		strbuf_release(&arg);
+		err_clear(&e);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(fdir);
+	if (out->n > first)
+		qsort(out->v + first, out->n - first, sizeof(*out->v), cmp_str);
+}
+
+/* ---- sim up ---- */
+
+static char *new_token(struct err *err)
+{
+	unsigned char raw[16];
+	struct strbuf sb = STRBUF_INIT;
+
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
+		err_set(err, ERR_IO, "getrandom: %s", strerror(errno));
+		return NULL;
+	}
+	for (size_t i = 0; i < sizeof(raw); i++)
+		strbuf_addf(&sb, "%02x", raw[i]);
+	return strbuf_detach(&sb, NULL);
+}
+
+/*
+ * Generates an ed25519 key pair at path and path.pub with libssh (no
+ * ssh-keygen process per node: 256 nodes take milliseconds). *ret_pub gets
+ * "ssh-ed25519 BASE64" (caller frees).
+ */
+static int write_keypair(const char *path, const char *comment, char **ret_pub,
+			 struct err *err)
+{
+	ssh_key key = NULL;
+	char *b64 = NULL, *pubpath = NULL, *publine = NULL;
+	int fd, ret = 0;
+
+	if (ssh_pki_generate(SSH_KEYTYPE_ED25519, 0, &key) != SSH_OK)
+		return err_set(err, ERR_INTERNAL, "cannot generate an ed25519 key for %s", path);
+	/* Created 0600 first so that libssh's fopen never leaves it readable. */
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		ret = err_set(err, ERR_IO, "cannot write %s: %s", path, strerror(errno));
+		goto out;
+	}
+	close(fd);
+	if (ssh_pki_export_privkey_file(key, NULL, NULL, NULL, path) != SSH_OK ||
+	    ssh_pki_export_pubkey_base64(key, &b64) != SSH_OK) {
+		ret = err_set(err, ERR_INTERNAL, "cannot export the key %s", path);
+		goto out;
+	}
+	*ret_pub = xasprintf("ssh-ed25519 %s", b64);
+	publine = xasprintf("%s %s\n", *ret_pub, comment);
+	pubpath = xasprintf("%s.pub", path);
+	ret = simfs_write(pubpath, publine, strlen(publine), 0644, err);
+out:
+	ssh_string_free_char(b64);
+	ssh_key_free(key);
+	free(pubpath);
+	free(publine);
+	return ret;
+}
+
+static bool port_free_everywhere(const struct sim *s, unsigned port)
+{
+	for (unsigned i = 0; i < s->n; i++) {
+		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+		int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		bool ok;
+
+		if (fd < 0)
+			return false;
+		inet_pton(AF_INET, s->nodes[i].addr, &sa.sin_addr);
+		/* As sshd does, so that connections in TIME_WAIT do not count. */
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		ok = !bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+		close(fd);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static int pick_port(struct sim *s, unsigned from, struct err *err)
+{
+	for (unsigned p = from; p < from + PORT_TRIES && p <= 65535; p++) {
+		if (port_free_everywhere(s, p)) {
+			s->port = p;
+			return 0;
+		}
+	}
+	return err_set(err, ERR_STATE, "no port in %u-%u is free on all %u sim addresses", from,
+		       from + PORT_TRIES - 1, s->n);
+}
+
+static int write_text(const char *path, const struct strbuf *sb, unsigned mode, struct err *err)
+{
+	return simfs_write(path, sb->buf, sb->len, mode, err);
+}
+
+static int write_assets(const struct sim *s, struct err *err)
+{
+	char *bin = xasprintf("%s/bin", s->dir);
+	int ret = simfs_mkdirs(bin, 0755, err);
+
+	for (unsigned i = 0; !ret && i < sim_nassets; i++) {
+		char *path = xasprintf("%s/%s", bin, sim_assets[i].name);
+
+		ret = simfs_write(path, sim_assets[i].data, sim_assets[i].len, sim_assets[i].mode,
+				  err);
+		free(path);
+	}
+	free(bin);
+	return ret;
+}
+
+/* Wipes what an earlier cluster left, keeping D itself (the user may have chosen it). */
+static int wipe(const struct sim *s, struct err *err)
+{
+	static const char *const old[] = {
+		"nodes", "cluster", "bin", "inventory.yaml", "known_hosts", "id_ed25519",
+		"id_ed25519.pub", "authorized_keys", "token", "sim.conf", NULL,
+	};
+	int ret = 0;
+
+	for (const char *const *o = old; !ret && *o; o++) {
+		char *path = xasprintf("%s/%s", s->dir, *o);
+
+		ret = simfs_remove_tree(path, err);
+		free(path);
+	}
+	return ret;
+}
+
+static int make_node_dirs(const char *nd, struct err *err)
+{
+	int ret = 0;
+
+	for (const char *const *sub = node_subdirs; !ret && *sub; sub++) {
+		char *path = xasprintf("%s/%s", nd, *sub);
+
+		ret = simfs_mkdirs(path, 0755, err);
+		free(path);
+	}
+	if (!ret) {
+		char *tmp = xasprintf("%s/tmp", nd);
+
+		ret = simfs_mkdirs(tmp, 0755, err);
+		if (!ret && chmod(tmp, 01777))
+			ret = err_set(err, ERR_IO, "chmod %s: %s", tmp, strerror(errno));
+		free(tmp);
+	}
+	return ret;
+}
+
+/* Everything a node needs before its init script runs; *ret_pub is its host key. */
+static int prepare_node(const struct sim *s, unsigned i, char **ret_pub, struct err *err)
+{
+	const struct sim_node *nd = &s->nodes[i];
+	struct strbuf sb = STRBUF_INIT;
+	char *path = NULL;
+	int ret = make_node_dirs(nd->dir, err);
+
+	if (ret)
+		goto out;
+	path = xasprintf("%s/ssh_host_ed25519_key", nd->dir);
+	ret = write_keypair(path, nd->name, ret_pub, err);
+	if (ret)
+		goto out;
+	free(path);
+	sim_format_node_conf(&sb, s, i);
+	path = xasprintf("%s/node.conf", nd->dir);
+	ret = write_text(path, &sb, 0644, err);
+	if (ret)
+		goto out;
+	free(path);
+	strbuf_reset(&sb);
+	sim_format_fstab(&sb, s, i);
+	path = xasprintf("%s/fstab", nd->dir);
+	ret = write_text(path, &sb, 0644, err);
+out:
+	free(path);
+	strbuf_release(&sb);
+	return ret;
+}
+
+static int write_cluster_files(const struct sim *s, struct err *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = xasprintf("%s/cluster", s->dir);
+	int ret = simfs_mkdirs(path, 0755, err);
+
+	free(path);
+	path = xasprintf("%s/cluster/.lock", s->dir);
+	if (!ret)
+		ret = simfs_write(path, "", 0, 0644, err);
+	free(path);
+	path = xasprintf("%s/token", s->dir);
+	strbuf_addf(&sb, "%s\n", s->token);
+	if (!ret)
+		ret = write_text(path, &sb, 0600, err);
+	free(path);
+	strbuf_reset(&sb);
+	format_sim_conf(&sb, s);
+	path = xasprintf("%s/sim.conf", s->dir);
+	if (!ret)
+		ret = write_text(path, &sb, 0644, err);
+	free(path);
+	strbuf_release(&sb);
+	return ret;
+}
+
+static unsigned init_parallelism(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long n = cpus > 0 ? cpus * 2 : 4;
+
+	return (unsigned)(n < 4 ? 4 : n > 32 ? 32 : n);
+}
+
+/* Runs D/bin/sim-node-init NODE_DIR CLUSTER_DIR for every node. */
+static int init_nodes(const struct sim *s, char *const *envp, struct err *err)
+{
+	char *init = xasprintf("%s/bin/sim-node-init", s->dir);
+	char *cluster = xasprintf("%s/cluster", s->dir);
+	char **argvs = xcalloc((size_t)s->n * 4, sizeof(*argvs));
+	struct sim_job *jobs = xcalloc(s->n, sizeof(*jobs));
+	int ret = 0;
+
+	if (access(init, X_OK)) {
+		ret = err_set(err, ERR_STATE, "%s is missing: this bringup was built without the "
+			      "simulator's stand-in tools (sim/tools/sim-node-init)", init);
+		goto out;
+	}
+	for (unsigned i = 0; i < s->n; i++) {
+		char **argv = argvs + (size_t)i * 4;
+
+		argv[0] = init;
+		argv[1] = s->nodes[i].dir;
+		argv[2] = cluster;
+		sim_job_init(&jobs[i], argv);
+	}
+	ret = sim_jobs_run(jobs, s->n, init_parallelism(), envp, err);
+	for (unsigned i = 0; !ret && i < s->n; i++)
+		if (jobs[i].status)
+			ret = err_set(err, ERR_STATE, "sim-node-init %s failed (exit %d): %s",
+				      s->nodes[i].name, jobs[i].status,
+				      sim_job_last_line(&jobs[i]));
+	for (unsigned i = 0; i < s->n; i++)
+		sim_job_release(&jobs[i]);
+out:
+	free(jobs);
+	free(argvs);
+	free(init);
+	free(cluster);
+	return ret;
+}
+
+/* Whether this sshd knows PerSourcePenalties (OpenSSH 9.8 and later). */
+static bool sshd_has_penalties(const char *sshd)
+{
+	char *argv[] = { (char *)sshd, "-V", NULL };
+	struct sim_job j;
+	unsigned major = 0, minor = 0;
+	const char *v;
+
+	sim_job_init(&j, argv);
+	if (!sim_jobs_run(&j, 1, 1, environ, NULL)) {
+		v = strstr(j.errout.buf, "OpenSSH_");
+		if (v)
+			sscanf(v, "OpenSSH_%u.%u", &major, &minor);
+	}
+	sim_job_release(&j);
+	return major > 9 || (major == 9 && minor >= 8);
+}
+
+static int write_sshd_configs(const struct sim *s, struct err *err)
+{
+	const char *sshd = first_existing(sshd_paths);
+	const char *sftp = first_existing(sftp_paths);
+	bool penalties = sshd && sshd_has_penalties(sshd);
+	struct strbuf sb = STRBUF_INIT;
+	int ret = 0;
+
+	for (unsigned i = 0; !ret && i < s->n; i++) {
+		char *path = xasprintf("%s/sshd_config", s->nodes[i].dir);
+
+		strbuf_reset(&sb);
+		sim_format_sshd_config(&sb, s, i, sftp, penalties);
+		ret = write_text(path, &sb, 0644, err);
+		free(path);
+	}
+	strbuf_release(&sb);
+	return ret;
+}
+
+static bool is_bind_failure(struct sim_job *j)
+{
+	return strstr(j->errout.buf, "Address already in use") ||
+	       strstr(j->errout.buf, "Cannot bind any address");
+}
+
+/*
+ * Starts the sshd of the given nodes (idx, n of them) and waits for their
+ * pid files. *ret_bind_failed tells a lost race for the port from other
+ * failures.
+ */
+static int start_sshds(const struct sim *s, const unsigned *idx, unsigned n, char *const *envp,
+		       bool *ret_bind_failed, struct err *err)
+{
+	const char *sshd = first_existing(sshd_paths);
+	char **argvs = xcalloc((size_t)n * 6, sizeof(*argvs));
+	char **paths = xcalloc((size_t)n * 2, sizeof(*paths));
+	struct sim_job *jobs = xcalloc(n, sizeof(*jobs));
+	int ret = 0;
+
+	*ret_bind_failed = false;
+	if (!sshd) {
+		ret = err_set(err, ERR_NOTFOUND, "no sshd found (looked in /usr/sbin, "
+			      "/usr/local/sbin, /sbin): install openssh-server");
+		goto out;
+	}
+	/* sshd as root insists on its privilege separation directory. */
+	if (!geteuid() && mkdir("/run/sshd", 0755) && errno != EEXIST) {
+		ret = err_set(err, ERR_IO, "cannot create /run/sshd: %s", strerror(errno));
+		goto out;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		char **argv = argvs + (size_t)k * 6;
+		const char *nd = s->nodes[idx[k]].dir;
+
+		paths[2 * k] = xasprintf("%s/sshd_config", nd);
+		paths[2 * k + 1] = xasprintf("%s/sshd.log", nd);
+		argv[0] = (char *)sshd;
+		argv[1] = "-f";
+		argv[2] = paths[2 * k];
+		argv[3] = "-E";
+		argv[4] = paths[2 * k + 1];
+		sim_job_init(&jobs[k], argv);
+	}
+	ret = sim_jobs_run(jobs, n, SSHD_PARALLEL, envp, err);
+	for (unsigned k = 0; !ret && k < n; k++) {
+		if (!jobs[k].status)
+			continue;
+		*ret_bind_failed = is_bind_failure(&jobs[k]);
+		ret = err_set(err, ERR_STATE, "sshd of %s failed to start (exit %d): %s; see %s",
+			      s->nodes[idx[k]].name, jobs[k].status, sim_job_last_line(&jobs[k]),
+			      paths[2 * k + 1]);
+	}
+	/* The daemon writes its pid file just after detaching. */
+	for (unsigned k = 0, waited = 0; !ret && k < n;) {
+		if (sim_node_sshd_pid(s, idx[k])) {
+			k++;
+		} else if (waited >= START_WAIT_MS) {
+			ret = err_set(err, ERR_TIMEOUT, "sshd of %s wrote no pid file; see %s",
+				      s->nodes[idx[k]].name, paths[2 * k + 1]);
+		} else {
+			sleep_ms(10);
+			waited += 10;
+		}
+	}
+out:
+	for (unsigned k = 0; k < n; k++) {
+		sim_job_release(&jobs[k]);
+		free(paths[2 * k]);
+		free(paths[2 * k + 1]);
+	}
+	free(jobs);
+	free(paths);
+	free(argvs);
+	return ret;
+}
+
+/* Starts every node's sshd, moving to the next port when another cluster
+ * took ours between the probe and the bind. */
+static int start_all_sshds(struct sim *s, char *const *envp, struct err *err)
+{
+	unsigned *idx = xcalloc(s->n, sizeof(*idx));
+	unsigned from = s->port;
+	bool bind_failed = false;
+	int ret;
+
+	for (unsigned i = 0; i < s->n; i++)
+		idx[i] = i;
+	for (int attempt = 0;; attempt++) {
+		ret = pick_port(s, from, err);
+		if (!ret)
+			ret = write_sshd_configs(s, err);
+		if (!ret)
+			ret = start_sshds(s, idx, s->n, envp, &bind_failed, err);
+		if (!ret || !bind_failed || attempt >= 8)
+			break;
+		sim_down(s->dir, NULL, NULL);
+		from = s->port + 1;
+	}
+	free(idx);
+	return ret;
+}
+
+static int write_client_files(const struct sim *s, char *const *host_pubs, struct err *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = xasprintf("%s/id_ed25519", s->dir);
+	char *pub = NULL;
+	int ret = write_keypair(path, "bringup-sim", &pub, err);
+
+	free(path);
+	if (!ret) {
+		strbuf_addf(&sb, "%s bringup-sim\n", pub);
+		path = xasprintf("%s/authorized_keys", s->dir);
+		ret = write_text(path, &sb, 0644, err);
+		free(path);
+	}
+	strbuf_reset(&sb);
+	for (unsigned i = 0; !ret && i < s->n; i++) {
+		if (s->port == 22)
+			strbuf_addf(&sb, "%s %s\n", s->nodes[i].addr, host_pubs[i]);
+		else
+			strbuf_addf(&sb, "[%s]:%u %s\n", s->nodes[i].addr, s->port, host_pubs[i]);
+	}
+	path = xasprintf("%s/known_hosts", s->dir);
+	if (!ret)
+		ret = write_text(path, &sb, 0644, err);
+	free(path);
+	strbuf_reset(&sb);
+	sim_format_inventory(&sb, s);
+	path = xasprintf("%s/inventory.yaml", s->dir);
+	if (!ret)
+		ret = write_text(path, &sb, 0644, err);
+	free(path);
+	free(pub);
+	strbuf_release(&sb);
+	return ret;
+}
+
+static int prepare(struct sim *s, char **host_pubs, struct err *err)
+{
+	int ret = simfs_mkdirs(s->dir, 0755, err);
+
+	if (!ret)
+		ret = wipe(s, err);
+	if (!ret)
+		ret = write_assets(s, err);
+	if (!ret)
+		ret = write_cluster_files(s, err);
+	for (unsigned i = 0; !ret && i < s->n; i++)
+		ret = prepare_node(s, i, &host_pubs[i], err);
+	return ret;
+}
+
+int sim_up(struct sim *s, struct err *err)
+{
+	char **host_pubs = NULL, **envp = NULL;
+	int ret;
+
+	if (sim_running(s->dir))
+		return err_set(err, ERR_STATE, "a simulated cluster is already running in %s; "
+			       "stop it first with `BRINGUP_SIM_DIR=%s bringup sim down`",
+			       s->dir, s->dir);
+	free(s->token);
+	s->token = new_token(err);
+	if (!s->token)
+		return ERR_IO;
+	host_pubs = xcalloc(s->n, sizeof(*host_pubs));
+	envp = sim_env_with_token(s->token);
+	ret = prepare(s, host_pubs, err);
+	if (!ret)
+		ret = init_nodes(s, envp, err);
+	if (!ret)
+		ret = start_all_sshds(s, envp, err);
+	if (!ret)
+		ret = write_client_files(s, host_pubs, err);
+	if (!ret) {
+		/* The port may have moved; status and fault read it from here. */
+		struct strbuf sb = STRBUF_INIT;
+		char *path = xasprintf("%s/sim.conf", s->dir);
+
+		format_sim_conf(&sb, s);
+		ret = write_text(path, &sb, 0644, err);
+		free(path);
+		strbuf_release(&sb);
+	}
+	if (ret)
+		sim_down(s->dir, NULL, NULL);
+	for (unsigned i = 0; i < s->n; i++)
+		free(host_pubs[i]);
+	free(host_pubs);
+	sim_env_free(envp);
+	return ret;
+}
+
+/* ---- faults ---- */
+
+static int list_fault_kinds(const struct sim *s, struct strlist *out, struct err *err)
+{
+	char *tool = xasprintf("%s/bin/sim-fault", s->dir);
+	char *argv[] = { tool, "--list", NULL };
+	struct sim_job j;
+	int ret;
+
+	sim_job_init(&j, argv);
+	ret = sim_jobs_run(&j, 1, 1, environ, err);
+	if (!ret && j.status)
+		ret = err_set(err, ERR_STATE, "%s --list failed (exit %d): %s", tool, j.status,
+			      sim_job_last_line(&j));
+	for (char *line = j.out.buf; !ret && *line;) {
+		size_t len = strcspn(line, "\n");
+
+		if (len) {
+			char *kind = xstrndup(line, len);
+
+			if (strlist_index(out, kind) < 0)
+				strlist_push_owned(out, kind);
+			else
+				free(kind);
+		}
+		line += len + (line[len] == '\n');
+	}
+	sim_job_release(&j);
+	free(tool);
+	return ret;
+}
+
+int sim_fault_kinds(const struct sim *s, struct strlist *out, struct err *err)
+{
+	strlist_push(out, "unreachable");
+	strlist_push(out, "clear");
+	return list_fault_kinds(s, out, err);
+}
+
+static void join_list(struct strbuf *sb, const struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		strbuf_addf(sb, "%s%s", i ? " " : "", l->v[i]);
+}
+
+static int run_sim_fault(const struct sim *s, unsigned i, const char *kind, const char *arg,
+			 struct err *err)
+{
+	char *tool = xasprintf("%s/bin/sim-fault", s->dir);
+	char *cluster = xasprintf("%s/cluster", s->dir);
+	char *argv[] = { tool, s->nodes[i].dir, cluster, (char *)kind, (char *)arg, NULL };
+	char **envp = sim_env_with_token(s->token ? s->token : "none");
+	struct sim_job j;
+	int ret;
+
+	sim_job_init(&j, argv);
+	ret = sim_jobs_run(&j, 1, 1, envp, err);
+	if (!ret && j.status)
+		ret = err_set(err, j.status == 2 ? ERR_USAGE : ERR_STATE,
+			      "sim-fault %s on %s failed (exit %d): %s", kind, s->nodes[i].name,
+			      j.status, sim_job_last_line(&j));
+	sim_job_release(&j);
+	sim_env_free(envp);
+	free(tool);
+	free(cluster);
+	return ret;
+}
+
+static int stop_node_sshd(const struct sim *s, unsigned i, struct err *err)
+{
+	pid_t pid = sim_node_sshd_pid(s, i);
+
+	for (unsigned waited = 0; pid; waited += 20) {
+		if (waited == 0)
+			kill(pid, SIGTERM);
+		else if (waited == STOP_GRACE_MS)
+			kill(pid, SIGKILL);
+		else if (waited > 2 * STOP_GRACE_MS)
+			return err_set(err, ERR_STATE, "sshd of %s (pid %d) does not stop",
+				       s->nodes[i].name, (int)pid);
+		sleep_ms(20);
+		pid = sim_node_sshd_pid(s, i);
+	}
+	return 0;
+}
+
+static int start_node_sshd(const struct sim *s, unsigned i, struct err *err)
+{
+	char **envp = sim_env_with_token(s->token ? s->token : "none");
+	bool bind_failed;
+	int ret = 0;
+
+	if (!sim_node_sshd_pid(s, i))
+		ret = start_sshds(s, &i, 1, envp, &bind_failed, err);
+	sim_env_free(envp);
+	return ret;
+}
+
+static int record_fault(const struct sim *s, unsigned i, const char *kind, const char *arg,
+			struct err *err)
+{
+	char *path = xasprintf("%s/faults/%s", s->nodes[i].dir, kind);
+	char *text = arg ? xasprintf("%s\n", arg) : xstrdup("");
+	int ret = simfs_write(path, text, strlen(text), 0644, err);
+
+	free(path);
+	free(text);
+	return ret;
+}
+
+/* `clear` alone clears everything; `clear KIND` just that one. */
+static int clear_faults(const struct sim *s, unsigned i, const char *arg, struct err *err)
+{
+	char *path = xasprintf("%s/faults/unreachable", s->nodes[i].dir);
+	int ret = run_sim_fault(s, i, "clear", arg, err);
+
+	if (arg && strcmp(arg, "unreachable"))
+		goto out;
+	if (!ret && unlink(path) && errno != ENOENT)
+		ret = err_set(err, ERR_IO, "cannot remove %s: %s", path, strerror(errno));
+	if (!ret)
+		ret = start_node_sshd(s, i, err);
+out:
+	free(path);
+	return ret;
+}
+
+int sim_fault(const struct sim *s, const char *name, const char *kind, const char *arg,
+	      struct err *err)
+{
+	struct strlist kinds = STRLIST_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	int i = sim_node_find(s, name), ret;
+
+	if (i < 0) {
+		sim_add_nodeset(&sb, s, 0, s->n - 1);
+		ret = err_set(err, ERR_USAGE, "unknown node '%s' (nodes: %s)", name, sb.buf);
+		goto out;
+	}
+	if (!strcmp(kind, "unreachable")) {
+		ret = record_fault(s, (unsigned)i, kind, arg, err);
+		if (!ret)
+			ret = stop_node_sshd(s, (unsigned)i, err);
+		goto out;
+	}
+	if (!strcmp(kind, "clear")) {
+		ret = clear_faults(s, (unsigned)i, arg, err);
+		goto out;
+	}
+	ret = sim_fault_kinds(s, &kinds, err);
+	if (ret)
+		goto out;
+	if (strlist_index(&kinds, kind) < 0) {
+		join_list(&sb, &kinds);
+		ret = err_set(err, ERR_USAGE, "unknown fault kind '%s' (kinds: %s)", kind, sb.buf);
+		goto out;
+	}
+	ret = run_sim_fault(s, (unsigned)i, kind, arg, err);
+out:
+	strlist_clear(&kinds);
+	strbuf_release(&sb);
+	return ret;
+}

@@ -254,6 +254,24 @@ out dgx01 systemctl status opensm
 out dgx01 systemctl start nosuch
 [ "$rc" -eq 5 ] || fail "start of an unknown unit exit $rc"
 
+# openibd restart reloads the IB stack and drops the peer memory module
+# (the real gotcha); its own service brings it back.
+on dgx01 systemctl stop openibd
+out dgx01 sminfo
+sed 's/\[[0-9]*\]/[PID]/' "$TEST_DIR/err" "$TEST_DIR/out" >"$TEST_DIR/a"
+sed 's/\[[0-9]*\]/[PID]/' "$FIX/sminfo_iberror_cannot_open_umad_port_failure.txt" |
+	same "sminfo without IB driver" - "$TEST_DIR/a"
+out dgx01 ibstat
+[ ! -s "$TEST_DIR/out" ] || fail "ibstat lists CAs without mlx5_ib"
+on dgx01 systemctl start openibd
+on dgx01 systemctl restart openibd || fail "restart openibd"
+on dgx01 lsmod | grep -q '^nv_peer_mem ' && fail "nv_peer_mem survived an openibd restart"
+on dgx01 lsmod | grep -q '^mlx5_ib ' || fail "openibd restart left mlx5_ib unloaded"
+[ "$(on dgx01 systemctl is-active nv_peer_mem)" = inactive ] || fail "nv_peer_mem service still active"
+on dgx01 systemctl start nv_peer_mem || fail "start nv_peer_mem"
+on dgx01 lsmod | sort >"$TEST_DIR/out"
+sort "$EXP/lsmod_dgx1_ready.txt" | same "lsmod after openibd restart" - "$TEST_DIR/out"
+
 # ---- bare node --------------------------------------------------------------
 for t in ofed_info ibstat ibstatus ibv_devinfo sminfo; do
 	out dgx03 $t

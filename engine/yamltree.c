@@ -17,14 +17,28 @@
 /* Most keys one ykey table may list. */
 #define YKEY_MAX 32
 
+/* libyaml gives a byte offset, not a mark, for undecodable input. */
+static int fail_reader(struct ytree *t, yaml_parser_t *p, const char *buf,
+		       size_t len)
+{
+	size_t line = 1, col = 1, end = p->problem_offset < len ? p->problem_offset : len;
+
+	for (size_t i = 0; i < end; i++) {
+		if (buf[i] == '\n') {
+			line++;
+			col = 1;
+		} else if (((unsigned char)buf[i] & 0xc0) != 0x80) {
+			col++;
+		}
+	}
+	return err_set(t->err, ERR_PARSE, "%s:%zu:%zu: %s, expected UTF-8 text",
+		       t->file, line, col, p->problem ? p->problem : "unreadable input");
+}
+
 static int fail_syntax(struct ytree *t, yaml_parser_t *p)
 {
 	const yaml_mark_t *m = &p->problem_mark;
 
-	if (p->error == YAML_READER_ERROR)
-		return err_set(t->err, ERR_PARSE, "%s: byte %zu: %s, expected "
-			       "UTF-8 text", t->file, p->problem_offset,
-			       p->problem ? p->problem : "unreadable input");
 	if (p->context)
 		return err_set(t->err, ERR_PARSE, "%s:%zu:%zu: YAML syntax error: "
 			       "%s %s (line %zu)", t->file, m->line + 1,
@@ -35,15 +49,23 @@ static int fail_syntax(struct ytree *t, yaml_parser_t *p)
 		       p->problem ? p->problem : "malformed input");
 }
 
+static int fail_load(struct ytree *t, yaml_parser_t *p, const char *buf, size_t len)
+{
+	if (p->error == YAML_READER_ERROR)
+		return fail_reader(t, p, buf, len);
+	return fail_syntax(t, p);
+}
+
 /* A second document in the file is almost always a stray "---". */
-static int check_single_document(struct ytree *t, yaml_parser_t *p)
+static int check_single_document(struct ytree *t, yaml_parser_t *p,
+				 const char *buf, size_t len)
 {
 	yaml_document_t extra;
 	yaml_node_t *root;
 	int ret = 0;
 
 	if (!yaml_parser_load(p, &extra))
-		return fail_syntax(t, p);
+		return fail_load(t, p, buf, len);
 	root = yaml_document_get_root_node(&extra);
 	if (root)
 		ret = err_set(t->err, ERR_PARSE, "%s:%zu:%zu: found a second YAML "
@@ -66,12 +88,12 @@ int ytree_load(struct ytree *t, const char *file, const char *buf, size_t len,
 		return err_set(err, ERR_INTERNAL, "%s: cannot start the YAML parser", file);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
 	if (!yaml_parser_load(&parser, &t->doc)) {
-		ret = fail_syntax(t, &parser);
+		ret = fail_load(t, &parser, buf, len);
 		goto out;
 	}
 	t->loaded = true;
 	if (ytree_root(t))
-		ret = check_single_document(t, &parser);
+		ret = check_single_document(t, &parser, buf, len);
 out:
 	yaml_parser_delete(&parser);
 	return ret;

@@ -445,6 +445,8 @@ static void test_error_yaml_syntax(void **state)
 		"while parsing a flow sequence (line 3)");
 	assert_load_fails(HEAD "hosts: { a: }\n---\nmore: 1\n", ERR_PARSE,
 		"inv.yaml:4:1: found a second YAML document, expected one document");
+	assert_load_fails(HEAD "hosts:\n  caf\xc3\xa9\xff:\n", ERR_PARSE,
+		"inv.yaml:4:7: invalid leading UTF-8 octet, expected UTF-8 text");
 }
 
 static void test_load_file(void **state)

@@ -47,7 +47,9 @@ static int parse_args(int argc, char **argv, struct inv_opts *o)
 
 	o->action = "show";
 	if (argc > 1 && argv[1][0] != '-') {
+		/* Drop the action, keeping "inventory" first for getopt's messages. */
 		o->action = argv[1];
+		argv[1] = argv[0];
 		argc--;
 		argv++;
 	}

@@ -159,6 +159,8 @@ fault dgx01 clear
 out dgx01 lsmod
 same "lsmod after clear" "$EXP/lsmod_dgx1_ready.txt" "$TEST_DIR/out"
 
+grep -qx 'blacklist nouveau' "$D/nodes/dgx01/root/etc/modprobe.d/blacklist-nouveau.conf" ||
+	fail "ready node does not blacklist nouveau"
 fault dgx01 nouveau-loaded
 out dgx01 lsmod
 sed -n 2p "$TEST_DIR/out" | grep -q '^nouveau  *1896005  0 $' || fail "nouveau-loaded: $(sed -n 2p "$TEST_DIR/out")"
@@ -173,11 +175,15 @@ fault dgx01 no-kernel-headers
 fault dgx01 clear
 [ -d "$hdr" ] || fail "clear did not restore the kernel headers"
 
+lim=$D/nodes/dgx01/root/etc/security/limits.d/99-memlock.conf
+grep -qx '\* hard memlock unlimited' "$lim" || fail "ready node has no memlock limits file"
 fault dgx01 memlock-limited
 [ -e "$D/nodes/dgx01/faults/memlock-limited" ] || fail "memlock-limited not recorded"
+[ ! -e "$lim" ] || fail "memlock-limited left $lim"
 [ "$(BRINGUP_SIM_NODE=$D/nodes/dgx01 BRINGUP_SIM_CLUSTER=$CL sh -c ". '$TOOLS/sim-lib.sh'; sim_load; sim_memlock")" = 64 ] ||
 	fail "memlock-limited: sim_memlock is not 64"
 fault dgx01 clear
+[ -e "$lim" ] || fail "clear did not restore $lim"
 
 fault dgx01 slow
 [ "$(cat "$D/nodes/dgx01/faults/slow")" = 5 ] || fail "slow: default 5 seconds not recorded"

@@ -89,6 +89,25 @@ static inline void expect_error(const char *tool, const char *file,
 	strbuf_release(&sb);
 }
 
+/* Expands tabs to 8-column stops, as several web sources did. */
+static inline void expand_tabs(const struct strbuf *in, struct strbuf *out)
+{
+	size_t col = 0;
+
+	for (size_t i = 0; i < in->len; i++) {
+		char c = in->buf[i];
+
+		if (c == '\t') {
+			do
+				strbuf_addch(out, ' ');
+			while (++col % 8);
+		} else {
+			strbuf_addch(out, c);
+			col = c == '\n' ? 0 : col + 1;
+		}
+	}
+}
+
 /* Follows "a/0/b": object keys and array indexes; NULL when absent. */
 static inline json_t *jpath(json_t *j, const char *path)
 {

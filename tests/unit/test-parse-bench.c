@@ -1,0 +1,124 @@
+/* engine/parse-bench.c: nccl-tests (both layouts) and tf_cnn_benchmarks. */
+#include "parse-fixture.h"
+
+/* Two DGX-1 over 4x EDR in OpenShift: pre-2021 layout, a NCCL INFO line
+ * inside the table, Avg with a trailing space. */
+static void test_nccl_dgx1_openshift_old_layout(void **state)
+{
+	json_t *j = parse_fixture("nccl-tests", "all_reduce_2x8_v100_dgx1_edr_ib_openshift_footer_seed_reconstructed.txt");
+
+	(void)state;
+	assert_jstr_at(j, "format", "old");
+	assert_jnum_at(j, "avg_bus_bandwidth", 12.3088);
+	assert_jint_at(j, "out_of_bounds", 0);
+	assert_jbool_at(j, "out_of_bounds_ok", 1);
+	assert_jsize_at(j, "devices", 16);
+	assert_jint_at(j, "devices/15/rank", 15);
+	assert_jstr_at(j, "devices/15/host", "nccl-test-mpi-worker-1");
+	assert_jstr_at(j, "devices/15/bus_id", "0x8a");
+	assert_jstr_at(j, "devices/15/name", "Tesla V100-SXM2-16GB");
+	assert_jsize_at(j, "rows", 26);
+	assert_jint_at(j, "rows/25/size", 268435456);
+	assert_jint_at(j, "rows/25/count", 67108864);
+	assert_jstr_at(j, "rows/25/type", "float");
+	assert_jstr_at(j, "rows/25/redop", "sum");
+	assert_null(jpath(j, "rows/25/root"));
+	assert_jnum_at(j, "rows/25/out_of_place/busbw", 55.21);
+	assert_jnum_at(j, "rows/25/in_place/busbw", 55.22);
+	assert_jnum_at(j, "rows/25/in_place/time_us", 9115.3);
+	assert_jnum_at(j, "rows/25/in_place/error", 5e-07);
+	json_decref(j);
+}
+
+/* GCP A3 Mega: the newer layout with root and #wrong columns. */
+static void test_nccl_h100_new_layout(void **state)
+{
+	json_t *j = parse_fixture("nccl-tests", "all_reduce_2x8_h100_gcp_a3mega_new_format_footer.txt");
+
+	(void)state;
+	assert_jstr_at(j, "format", "new");
+	assert_jnum_at(j, "avg_bus_bandwidth", 70.742);
+	assert_jint_at(j, "params/nGpus", 1);
+	assert_jint_at(j, "params/maxBytes", 8589934592LL);
+	assert_jint_at(j, "devices/8/group", 0);
+	assert_jstr_at(j, "devices/8/host", "ztan-mig-gq73");
+	assert_jstr_at(j, "devices/8/bus_id", "0000:04:00");
+	assert_jstr_at(j, "devices/8/name", "NVIDIA H100 80GB HBM3");
+	assert_jsize_at(j, "rows", 31);
+	assert_jint_at(j, "rows/30/size", 8589934592LL);
+	assert_jint_at(j, "rows/30/root", -1);
+	assert_jnum_at(j, "rows/30/out_of_place/busbw", 338.82);
+	assert_jint_at(j, "rows/30/in_place/wrong", 0);
+	json_decref(j);
+}
+
+static void test_nccl_other_samples(void **state)
+{
+	json_t *j = parse_fixture("nccl-tests", "all_reduce_4x_dgx_a100_32gpu_slurm_1M_4G_footer.txt");
+
+	(void)state;
+	assert_jnum_at(j, "avg_bus_bandwidth", 113.289);
+	assert_jsize_at(j, "rows", 13);
+	assert_jint_at(j, "rows/12/out_of_place/time_us", 43557);
+	assert_jnum_at(j, "rows/12/in_place/busbw", 191.56);
+	assert_null(jpath(j, "devices"));
+	json_decref(j);
+	j = parse_fixture("nccl-tests", "all_reduce_single_node_8x_v100_nvlink_old_format_footer.txt");
+	assert_jnum_at(j, "avg_bus_bandwidth", 25.9598);
+	assert_jsize_at(j, "devices", 8);
+	assert_jnum_at(j, "rows/24/out_of_place/busbw", 129.14);
+	json_decref(j);
+	expect_error("nccl-tests", "malformed_line5_row_without_in_place.txt",
+		     "nccl-tests: line 5: not a result row");
+}
+
+/* Horovod on 2 GPUs: header, elided steps, one line per rank per step. */
+static void test_tf_cnn_horovod(void **state)
+{
+	json_t *j = parse_fixture("tf_cnn_benchmarks", "tf_cnn_benchmarks_resnet101_horovod_2gpu_mpijob_elided.txt");
+
+	(void)state;
+	assert_jstr_at(j, "model", "resnet101");
+	assert_jint_at(j, "batch_size", 128);
+	assert_jint_at(j, "batch_per_device", 64);
+	assert_jint_at(j, "num_gpus", 2);
+	assert_jstr_at(j, "header/variables", "horovod");
+	assert_jsize_at(j, "steps", 14);
+	assert_jint_at(j, "steps/0/step", 40);
+	assert_jnum_at(j, "steps/1/jitter", 4.1);
+	assert_jnum_at(j, "steps/13/loss", 8.542);
+	assert_jnum_at(j, "total_images_per_sec", 308.27);
+	json_decref(j);
+}
+
+static void test_tf_cnn_single_gpu_tabs_and_spaces(void **state)
+{
+	json_t *j = parse_fixture("tf_cnn_benchmarks", "tf_cnn_benchmarks_resnet50_1gpu_synthetic_2017.txt");
+
+	(void)state;
+	assert_jsize_at(j, "steps", 11);
+	assert_jnum_at(j, "steps/10/images_per_sec", 139.2);
+	assert_jnum_at(j, "total_images_per_sec", 138.95);
+	assert_null(jpath(j, "model")); /* this capture starts at the steps */
+	json_decref(j);
+	j = parse_fixture("tf_cnn_benchmarks", "tf_cnn_benchmarks_resnet50_1gpu_ps_spaces_2021.txt");
+	assert_jsize_at(j, "steps", 11);
+	assert_jnum_at(j, "steps/1/stddev", 2.3);
+	assert_jnum_at(j, "steps/1/jitter", 7.3);
+	assert_jnum_at(j, "total_images_per_sec", 133.81);
+	json_decref(j);
+	expect_error("tf_cnn_benchmarks", "malformed_line3_step_without_numbers.txt",
+		     "tf_cnn_benchmarks: line 3: bad step row");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nccl_dgx1_openshift_old_layout),
+		cmocka_unit_test(test_nccl_h100_new_layout),
+		cmocka_unit_test(test_nccl_other_samples),
+		cmocka_unit_test(test_tf_cnn_horovod),
+		cmocka_unit_test(test_tf_cnn_single_gpu_tabs_and_spaces),
+	};
+	return cmocka_run_group_tests_name("parse-bench", tests, NULL, NULL);
+}

@@ -1,0 +1,276 @@
+/* engine/parse-ib.c on real ibstat, ibstatus, ibv_devinfo, sminfo and
+ * ofed_info samples (tests/fixtures/tools/, see SOURCES.md there). */
+#include "parse-fixture.h"
+
+static void test_ibstat_h100_ndr_with_bond(void **state)
+{
+	json_t *j = parse_fixture("ibstat", "h100_ndr400_8x_ib_plus_bond_eth_healthy.txt");
+
+	(void)state;
+	assert_jsize_at(j, "cas", 9);
+	assert_jstr_at(j, "cas/0/name", "mlx5_0");
+	assert_jstr_at(j, "cas/0/type", "MT4129");
+	assert_jstr_at(j, "cas/0/fw", "28.41.1000");
+	assert_jstr_at(j, "cas/0/node_guid", "0x58a2e10300a7820e");
+	assert_jint_at(j, "cas/0/ports/0/port", 1);
+	assert_jstr_at(j, "cas/0/ports/0/state", "Active");
+	assert_jstr_at(j, "cas/0/ports/0/physical_state", "LinkUp");
+	assert_jint_at(j, "cas/0/ports/0/rate", 400);
+	assert_jint_at(j, "cas/0/ports/0/base_lid", 128);
+	assert_jint_at(j, "cas/0/ports/0/sm_lid", 1);
+	assert_jstr_at(j, "cas/8/name", "mlx5_bond_0");
+	assert_jstr_at(j, "cas/8/type", "MT41692");
+	assert_jint_at(j, "cas/8/ports/0/rate", 200);
+	assert_jstr_at(j, "cas/8/ports/0/port_guid", "0x201d97fffe0056cf");
+	assert_jstr_at(j, "cas/8/ports/0/link_layer", "Ethernet");
+	json_decref(j);
+}
+
+/* The degraded H100 host: IB at 400, mlx5_1 Ethernet at 100, three
+ * Ethernet ports down at 40. */
+static void test_ibstat_h100_eth_ports_down(void **state)
+{
+	json_t *j = parse_fixture("ibstat", "h100_ndr400_ib_with_eth_ports_down_degraded.txt");
+	json_t *ca;
+	size_t i, down = 0;
+
+	(void)state;
+	assert_jsize_at(j, "cas", 12);
+	json_array_foreach(json_object_get(j, "cas"), i, ca) {
+		const char *st = json_string_value(jpath(ca, "ports/0/state"));
+
+		if (!strcmp(st, "Down")) {
+			down++;
+			assert_jstr_at(ca, "ports/0/physical_state", "Disabled");
+			assert_jint_at(ca, "ports/0/rate", 40);
+			assert_jstr_at(ca, "ports/0/link_layer", "Ethernet");
+		} else if (!strcmp(json_string_value(jpath(ca, "ports/0/link_layer")),
+				   "InfiniBand")) {
+			assert_jint_at(ca, "ports/0/rate", 400);
+		}
+	}
+	assert_int_equal(down, 3);
+	assert_jstr_at(j, "cas/1/ports/0/link_layer", "Ethernet");
+	assert_jint_at(j, "cas/1/ports/0/rate", 100);
+	assert_jstr_at(j, "cas/4/name", "mlx5_2");
+	assert_jstr_at(j, "cas/4/ports/0/state", "Down");
+	json_decref(j);
+}
+
+static void test_ibstat_a100_hdr(void **state)
+{
+	json_t *j = parse_fixture("ibstat", "a100_hdr200_8x_ib_healthy.txt");
+
+	(void)state;
+	assert_jsize_at(j, "cas", 9);
+	assert_jstr_at(j, "cas/8/name", "mlx5_8");
+	assert_jstr_at(j, "cas/8/system_guid", "0x946dae030093e0ba");
+	assert_jint_at(j, "cas/8/ports/0/base_lid", 1396);
+	assert_jint_at(j, "cas/8/ports/0/rate", 200);
+	json_decref(j);
+}
+
+/* Posted with 8-space indentation instead of tabs. */
+static void test_ibstat_cx6_one_port_down_spaces(void **state)
+{
+	json_t *j = parse_fixture("ibstat", "cx6_hdr200_one_active_one_down_disabled_excerpt.txt");
+
+	(void)state;
+	assert_jsize_at(j, "cas", 2);
+	assert_jstr_at(j, "cas/0/fw", "20.33.1048");
+	assert_jint_at(j, "cas/0/ports/0/rate", 200);
+	assert_jint_at(j, "cas/0/ports/0/sm_lid", 393);
+	assert_jstr_at(j, "cas/1/node_guid", "0x1070fd03008ea7a4");
+	assert_jstr_at(j, "cas/1/ports/0/state", "Down");
+	assert_jstr_at(j, "cas/1/ports/0/physical_state", "Disabled");
+	assert_jint_at(j, "cas/1/ports/0/rate", 10);
+	assert_jint_at(j, "cas/1/ports/0/base_lid", 65535);
+	json_decref(j);
+}
+
+/* 4/8-space indentation, GUIDs redacted to "..." by the poster. */
+static void test_ibstat_cx7_polling_redacted(void **state)
+{
+	json_t *j = parse_fixture("ibstat", "cx7_ndr_port_down_polling_guids_redacted.txt");
+
+	(void)state;
+	assert_jsize_at(j, "cas", 1);
+	assert_jstr_at(j, "cas/0/name", "mlx5_10");
+	assert_jstr_at(j, "cas/0/node_guid", "...");
+	assert_jstr_at(j, "cas/0/ports/0/physical_state", "Polling");
+	assert_jint_at(j, "cas/0/ports/0/base_lid", 868);
+	json_decref(j);
+}
+
+static void test_ibstat_cx6dx_roce_down(void **state)
+{
+	json_t *j = parse_fixture("ibstat", "cx6dx_roce_both_ports_down_disabled_failure.txt");
+
+	(void)state;
+	assert_jstr_at(j, "cas/0/type", "MT4125");
+	assert_jstr_at(j, "cas/0/ports/0/port_guid", "0x8ae9a4fffe70566e");
+	assert_jint_at(j, "cas/0/ports/0/rate", 100);
+	assert_jint_at(j, "cas/1/ports/0/rate", 40);
+	assert_jstr_at(j, "cas/1/ports/0/state", "Down");
+	json_decref(j);
+}
+
+static void test_ibstat_malformed(void **state)
+{
+	(void)state;
+	expect_error("ibstat", "malformed_line9_state_without_colon.txt",
+		     "ibstat: line 9: expected 'key: value': 'State Active'");
+	expect_error("ibstat", "malformed_line1_no_ca_header.txt",
+		     "ibstat: line 1: expected CA 'name'");
+}
+
+/* The DGX-1 log: the port GUID comes from the link-local GID. */
+static void test_ibstatus_dgx1_edr(void **state)
+{
+	json_t *j = parse_fixture("ibstatus", "dgx1_4x_edr100_healthy_seed_reconstructed.txt");
+
+	(void)state;
+	assert_jsize_at(j, "cas", 4);
+	assert_jstr_at(j, "cas/1/name", "mlx5_1");
+	assert_jstr_at(j, "cas/1/ports/0/default_gid", "fe80:0000:0000:0000:ec0d:9a03:0044:d608");
+	assert_jstr_at(j, "cas/1/ports/0/port_guid", "0xec0d9a030044d608");
+	assert_jint_at(j, "cas/1/ports/0/base_lid", 0xd);
+	assert_jint_at(j, "cas/1/ports/0/sm_lid", 9);
+	assert_jstr_at(j, "cas/1/ports/0/state", "ACTIVE");
+	assert_jint_at(j, "cas/1/ports/0/state_num", 4);
+	assert_jstr_at(j, "cas/1/ports/0/physical_state", "LinkUp");
+	assert_jint_at(j, "cas/1/ports/0/rate", 100);
+	assert_jstr_at(j, "cas/1/ports/0/width", "4X");
+	assert_jstr_at(j, "cas/1/ports/0/speed", "EDR");
+	assert_jstr_at(j, "cas/3/ports/0/port_guid", "0xec0d9a030044bda4");
+	json_decref(j);
+}
+
+/* Tabs expanded to spaces in the source; an Ethernet port with no GID. */
+static void test_ibstatus_azure_hdr_and_eth(void **state)
+{
+	json_t *j = parse_fixture("ibstatus", "azure_hdr200_ib_plus_qdr_eth_healthy.txt");
+
+	(void)state;
+	assert_jsize_at(j, "cas", 2);
+	assert_jstr_at(j, "cas/0/name", "mlx5_an0");
+	assert_jstr_at(j, "cas/0/ports/0/default_gid", "unknown");
+	assert_null(jpath(j, "cas/0/ports/0/port_guid"));
+	assert_jint_at(j, "cas/0/ports/0/rate", 40);
+	assert_jstr_at(j, "cas/0/ports/0/speed", "QDR");
+	assert_jstr_at(j, "cas/0/ports/0/link_layer", "Ethernet");
+	assert_jint_at(j, "cas/1/ports/0/rate", 200);
+	assert_jint_at(j, "cas/1/ports/0/base_lid", 0x96);
+	assert_jint_at(j, "cas/1/ports/0/sm_lid", 0x11c);
+	assert_jstr_at(j, "cas/1/ports/0/port_guid", "0x00155dfffd33ff0b");
+	expect_error("ibstatus", "malformed_line7_rate_not_a_number.txt",
+		     "ibstatus: line 7: bad value for 'rate'");
+	json_decref(j);
+}
+
+/* -vv: capability lists and sub-sections are skipped; rate = 4X x 50G. */
+static void test_ibv_devinfo_vv(void **state)
+{
+	json_t *j = parse_fixture("ibv_devinfo", "ibv_devinfo_vv_cx6_hdr_port_active_and_port_down_disabled.txt");
+
+	(void)state;
+	assert_jsize_at(j, "cas", 2);
+	assert_jstr_at(j, "cas/0/name", "mlx5_0");
+	assert_jstr_at(j, "cas/0/transport", "InfiniBand");
+	assert_jstr_at(j, "cas/0/fw", "20.37.1700");
+	assert_jstr_at(j, "cas/0/type", "4123");
+	assert_jint_at(j, "cas/0/ports_count", 1);
+	assert_jsize_at(j, "cas/0/ports", 1);
+	assert_jstr_at(j, "cas/0/ports/0/state", "PORT_ACTIVE");
+	assert_jint_at(j, "cas/0/ports/0/state_num", 4);
+	assert_jstr_at(j, "cas/0/ports/0/width", "4X");
+	assert_jstr_at(j, "cas/0/ports/0/speed", "50.0 Gbps");
+	assert_jint_at(j, "cas/0/ports/0/rate", 200);
+	assert_jstr_at(j, "cas/0/ports/0/physical_state", "LINK_UP");
+	assert_jint_at(j, "cas/0/ports/0/active_mtu", 4096);
+	assert_jint_at(j, "cas/0/ports/0/base_lid", 4);
+	assert_jstr_at(j, "cas/0/ports/0/port_guid", "0x88e9a4ffff25a462");
+	assert_jstr_at(j, "cas/1/ports/0/state", "PORT_DOWN");
+	assert_jstr_at(j, "cas/1/ports/0/physical_state", "DISABLED");
+	assert_jstr_at(j, "cas/1/ports/0/speed", "invalid speed");
+	assert_null(jpath(j, "cas/1/ports/0/rate"));
+	assert_jint_at(j, "cas/1/ports/0/base_lid", 65535);
+	json_decref(j);
+}
+
+static void test_ibv_devinfo_plain_spaces(void **state)
+{
+	json_t *j = parse_fixture("ibv_devinfo", "ibv_devinfo_cx7_ib_port_down_excerpt_spaces.txt");
+
+	(void)state;
+	assert_jstr_at(j, "cas/0/fw", "28.39.2048");
+	assert_jstr_at(j, "cas/0/type", "4129");
+	assert_jstr_at(j, "cas/0/node_guid", "58a2:e103:002a:09b8");
+	assert_jstr_at(j, "cas/0/ports/0/state", "PORT_DOWN");
+	assert_jint_at(j, "cas/0/ports/0/state_num", 1);
+	assert_jint_at(j, "cas/0/ports/0/base_lid", 65535);
+	assert_null(jpath(j, "cas/0/ports/0/rate"));
+	expect_error("ibv_devinfo", "malformed_line5_unindented_text.txt",
+		     "ibv_devinfo: line 5: expected 'hca_id: NAME'");
+	json_decref(j);
+}
+
+static void test_sminfo(void **state)
+{
+	json_t *j = parse_fixture("sminfo", "sminfo_master_healthy.txt");
+
+	(void)state;
+	assert_jbool_at(j, "ok", 1);
+	assert_jint_at(j, "sm_lid", 4);
+	assert_jstr_at(j, "sm_guid", "0x2c903000d81f9");
+	assert_jint_at(j, "activity_count", 1329328);
+	assert_jint_at(j, "priority", 14);
+	assert_jint_at(j, "state", 3);
+	assert_jstr_at(j, "state_name", "SMINFO_MASTER");
+	json_decref(j);
+
+	/* the tool's own failure is a result, not a parse error */
+	j = parse_fixture("sminfo", "sminfo_iberror_cannot_open_umad_port_failure.txt");
+	assert_jbool_at(j, "ok", 0);
+	assert_jstr_at(j, "error", "Failed to open '(null)' port '0'");
+	assert_jstr_at(j, "warnings/0", "[55188] mad_rpc_open_port: can't open UMAD port ((null):0)");
+	json_decref(j);
+	expect_error("sminfo", "malformed_line1_priority_not_a_number.txt",
+		     "sminfo: line 1: not an sminfo line");
+}
+
+static void test_ofed_info(void **state)
+{
+	json_t *j = parse_fixture("ofed_info", "ofed_info_s_mlnx_ofed_4_7.txt");
+
+	(void)state;
+	assert_jstr_at(j, "version_string", "MLNX_OFED_LINUX-4.7-1.0.0.1");
+	assert_jstr_at(j, "flavour", "MLNX_OFED_LINUX");
+	assert_jstr_at(j, "version", "4.7-1.0.0.1");
+	assert_jstr_at(j, "release", "4.7");
+	json_decref(j);
+	expect_error("ofed_info", "malformed_line1_no_version.txt",
+		     "ofed_info: line 1: expected FLAVOUR-VERSION");
+	expect_error_text("ofed_info", "MLNX_OFED_LINUX-4.7-1.0.0.1:\nmlnx-ofa_kernel\n", 45,
+			  "ofed_info: line 2: more than one line");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ibstat_h100_ndr_with_bond),
+		cmocka_unit_test(test_ibstat_h100_eth_ports_down),
+		cmocka_unit_test(test_ibstat_a100_hdr),
+		cmocka_unit_test(test_ibstat_cx6_one_port_down_spaces),
+		cmocka_unit_test(test_ibstat_cx7_polling_redacted),
+		cmocka_unit_test(test_ibstat_cx6dx_roce_down),
+		cmocka_unit_test(test_ibstat_malformed),
+		cmocka_unit_test(test_ibstatus_dgx1_edr),
+		cmocka_unit_test(test_ibstatus_azure_hdr_and_eth),
+		cmocka_unit_test(test_ibv_devinfo_vv),
+		cmocka_unit_test(test_ibv_devinfo_plain_spaces),
+		cmocka_unit_test(test_sminfo),
+		cmocka_unit_test(test_ofed_info),
+	};
+	return cmocka_run_group_tests_name("parse-ib", tests, NULL, NULL);
+}

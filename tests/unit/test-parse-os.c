@@ -1,0 +1,113 @@
+/* engine/parse-os.c: lsmod, os-release and getenforce. */
+#include "parse-fixture.h"
+
+static void test_lsmod_nvidia_peermem(void **state)
+{
+	json_t *j = parse_fixture("lsmod", "lsmod_grep_nvidia_peermem_loaded_rhel7.txt");
+
+	(void)state;
+	assert_jsize_at(j, "modules", 3);
+	assert_jstr_at(j, "modules/0/module", "nvidia_peermem");
+	assert_jint_at(j, "modules/0/size", 13163);
+	assert_jint_at(j, "modules/0/used", 0);
+	assert_jsize_at(j, "modules/0/used_by", 0);
+	assert_jstr_at(j, "modules/1/module", "ib_core");
+	assert_jint_at(j, "modules/1/used", 9);
+	assert_jsize_at(j, "modules/1/used_by", 9);
+	assert_jstr_at(j, "modules/1/used_by/5", "nvidia_peermem");
+	assert_jint_at(j, "modules/2/size", 36856397);
+	assert_jint_at(j, "modules/2/used", 55);
+	json_decref(j);
+}
+
+static void test_lsmod_nv_peer_mem(void **state)
+{
+	json_t *j = parse_fixture("lsmod", "lsmod_grep_peer_nv_peer_mem_dgx1_rhel76_seed_reconstructed.txt");
+
+	(void)state;
+	assert_jstr_at(j, "modules/0/module", "nv_peer_mem");
+	assert_jint_at(j, "modules/1/used", 3261);
+	assert_jstr_at(j, "modules/1/used_by/0", "nv_peer_mem");
+	assert_jsize_at(j, "modules/2/used_by", 11);
+	json_decref(j);
+	expect_error("lsmod", "malformed_line2_size_not_a_number.txt",
+		     "lsmod: line 2: expected 'module size used [by,...]'");
+}
+
+/* Unfiltered lsmod starts with its own header line. */
+static void test_lsmod_header_line(void **state)
+{
+	const char text[] = "Module                  Size  Used by\n"
+			    "nvidia_peermem         13163  0 \n";
+	json_t *j = parse_text("lsmod", text, sizeof(text) - 1);
+
+	(void)state;
+	assert_jsize_at(j, "modules", 1);
+	assert_jint_at(j, "modules/0/size", 13163);
+	json_decref(j);
+}
+
+static void test_os_release_debian(void **state)
+{
+	json_t *j = parse_fixture("os-release", "debian_12_bookworm.txt");
+
+	(void)state;
+	assert_jstr_at(j, "PRETTY_NAME", "Debian GNU/Linux 12 (bookworm)");
+	assert_jstr_at(j, "ID", "debian");
+	assert_jstr_at(j, "VERSION_ID", "12");
+	assert_jstr_at(j, "VERSION_CODENAME", "bookworm");
+	json_decref(j);
+	expect_error("os-release", "malformed_line2_unclosed_quote.txt",
+		     "os-release: line 2: bad quoting");
+}
+
+/* os-release(5): single quotes are literal, \ escapes inside double quotes. */
+static void test_os_release_quoting_rules(void **state)
+{
+	const char text[] = "# comment\n"
+			    "NAME='Red Hat \"Enterprise\" Linux'\n"
+			    "VARIANT=\"Server \\\"X\\\" \\$HOME\"\n"
+			    "ID=rhel\n";
+	json_t *j = parse_text("os-release", text, sizeof(text) - 1);
+
+	(void)state;
+	assert_jstr_at(j, "NAME", "Red Hat \"Enterprise\" Linux");
+	assert_jstr_at(j, "VARIANT", "Server \"X\" $HOME");
+	assert_jstr_at(j, "ID", "rhel");
+	assert_jsize_at(j, "", 3);
+	json_decref(j);
+	expect_error_text("os-release", "ID=rhel\nbad line\n", 17,
+			  "os-release: line 2: expected KEY=VALUE");
+}
+
+static void test_getenforce(void **state)
+{
+	json_t *j = parse_fixture("getenforce", "enforcing.txt");
+
+	(void)state;
+	assert_jstr_at(j, "mode", "Enforcing");
+	assert_jbool_at(j, "enforcing", 1);
+	json_decref(j);
+	j = parse_fixture("getenforce", "permissive.txt");
+	assert_jstr_at(j, "mode", "Permissive");
+	assert_jbool_at(j, "enforcing", 0);
+	json_decref(j);
+	j = parse_fixture("getenforce", "disabled.txt");
+	assert_jstr_at(j, "mode", "Disabled");
+	json_decref(j);
+	expect_error("getenforce", "malformed_line1_lowercase_sentence.txt",
+		     "getenforce: line 1: expected Enforcing, Permissive or Disabled");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lsmod_nvidia_peermem),
+		cmocka_unit_test(test_lsmod_nv_peer_mem),
+		cmocka_unit_test(test_lsmod_header_line),
+		cmocka_unit_test(test_os_release_debian),
+		cmocka_unit_test(test_os_release_quoting_rules),
+		cmocka_unit_test(test_getenforce),
+	};
+	return cmocka_run_group_tests_name("parse-os", tests, NULL, NULL);
+}

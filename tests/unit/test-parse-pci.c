@@ -1,0 +1,54 @@
+/* engine/parse-pci.c on real lspci -vvv output and its grepped form. */
+#include "parse-fixture.h"
+
+/* The switch port trained at 16GT/s of 32: lspci itself says (downgraded). */
+static void test_lspci_h100_switch_downgraded(void **state)
+{
+	json_t *j = parse_fixture("lspci", "h100_host_gpu_nic_gen5_ok_switch_port_downgraded.txt");
+
+	(void)state;
+	assert_jsize_at(j, "devices", 3);
+	assert_jstr_at(j, "devices/0/bdf", "17:03.0");
+	assert_jstr_at(j, "devices/0/class", "PCI bridge");
+	assert_jint_at(j, "devices/0/lnkcap/port", 3);
+	assert_jstr_at(j, "devices/0/lnkcap/speed", "32GT/s");
+	assert_jint_at(j, "devices/0/lnkcap/width", 16);
+	assert_jstr_at(j, "devices/0/lnksta/speed", "16GT/s");
+	assert_jint_at(j, "devices/0/lnksta/speed_gts", 16);
+	assert_jstr_at(j, "devices/0/lnksta/speed_state", "downgraded");
+	assert_jint_at(j, "devices/0/lnksta/width", 16);
+	assert_jstr_at(j, "devices/0/lnksta/width_state", "ok");
+	assert_jstr_at(j, "devices/1/bdf", "19:00.0");
+	assert_jstr_at(j, "devices/1/class", "3D controller");
+	assert_jstr_at(j, "devices/1/lnksta/speed", "32GT/s");
+	assert_jstr_at(j, "devices/1/lnksta/speed_state", "ok");
+	assert_jstr_at(j, "devices/2/description", "Mellanox Technologies MT2910 Family [ConnectX-7]");
+	assert_jstr_at(j, "devices/2/lnksta/width_state", "ok");
+	json_decref(j);
+}
+
+/* grep 'LnkCap\|LnkSta' keeps LnkSta2 too and drops the device line. */
+static void test_lspci_grep_form(void **state)
+{
+	json_t *j = parse_fixture("lspci", "a100_gen4_x16_ok_grep_lnkcap_lnksta.txt");
+
+	(void)state;
+	assert_jsize_at(j, "devices", 1);
+	assert_null(jpath(j, "devices/0/bdf"));
+	assert_jstr_at(j, "devices/0/lnkcap/speed", "16GT/s");
+	assert_jint_at(j, "devices/0/lnkcap/width", 16);
+	assert_jstr_at(j, "devices/0/lnksta/speed_state", "ok");
+	assert_jstr_at(j, "devices/0/lnksta/width_state", "ok");
+	json_decref(j);
+	expect_error("lspci", "malformed_line2_lnksta_speed_unknown.txt",
+		     "lspci: line 2: expected Speed and Width");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lspci_h100_switch_downgraded),
+		cmocka_unit_test(test_lspci_grep_form),
+	};
+	return cmocka_run_group_tests_name("parse-pci", tests, NULL, NULL);
+}

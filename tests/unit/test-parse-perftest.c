@@ -1,0 +1,96 @@
+/* engine/parse-perftest.c on real ib_write_bw outputs, healthy and failed. */
+#include "parse-fixture.h"
+
+/* The DGX-1 EDR run: two info pairs per line split by tabs. */
+static void test_write_bw_edr_dgx1(void **state)
+{
+	json_t *j = parse_fixture("perftest", "ib_write_bw_edr_dgx1_11264MBps_seed_reconstructed.txt");
+	struct strbuf raw = STRBUF_INIT, spaced = STRBUF_INIT;
+
+	(void)state;
+	assert_jbool_at(j, "ok", 1);
+	assert_jstr_at(j, "test", "RDMA_Write BW Test");
+	assert_jstr_at(j, "info/dual_port", "OFF");
+	assert_jstr_at(j, "info/device", "mlx5_1");
+	assert_jint_at(j, "info/number_of_qps", 1);
+	assert_jstr_at(j, "info/transport_type", "IB");
+	assert_jstr_at(j, "info/connection_type", "RC");
+	assert_jint_at(j, "info/tx_depth", 128);
+	assert_jstr_at(j, "info/mtu", "4096[B]");
+	assert_jstr_at(j, "info/rdma_cm_qps", "OFF");
+	assert_jstr_at(j, "local_address", "LID 0x0d QPN 0x16cb PSN 0xa2ff90 RKey 0x038f5c VAddr 0x007fa65e670000");
+	assert_jsize_at(j, "results", 1);
+	assert_jint_at(j, "results/0/bytes", 65536);
+	assert_jint_at(j, "results/0/iterations", 5000);
+	assert_jnum_at(j, "results/0/bw_peak", 11300.40);
+	assert_jnum_at(j, "results/0/bw_average", 11264.11);
+	assert_jnum_at(j, "results/0/msgrate", 0.180226);
+	assert_jstr_at(j, "units/bw_average", "MB/sec");
+	assert_jstr_at(j, "units/msgrate", "Mpps");
+	assert_jsize_at(j, "warnings", 1);
+	assert_jsize_at(j, "errors", 0);
+	json_decref(j);
+
+	/* the same sample as a web page shows it, tabs expanded */
+	fixture_read("perftest", "ib_write_bw_edr_dgx1_11264MBps_seed_reconstructed.txt", &raw);
+	expand_tabs(&raw, &spaced);
+	j = parse_text("perftest", spaced.buf, spaced.len);
+	assert_jstr_at(j, "info/device", "mlx5_1");
+	assert_jstr_at(j, "info/transport_type", "IB");
+	assert_jstr_at(j, "info/using_srq", "OFF");
+	assert_jstr_at(j, "info/rdma_cm_qps", "OFF");
+	assert_jnum_at(j, "results/0/msgrate", 0.180226);
+	strbuf_release(&raw);
+	strbuf_release(&spaced);
+	expect_error("perftest", "malformed_line19_result_row_missing_msgrate.txt",
+		     "perftest: line 19: result row does not match the columns");
+	json_decref(j);
+}
+
+/* -a sweep with a CPU-frequency warning before every row. */
+static void test_write_bw_hdr_sweep(void **state)
+{
+	json_t *j = parse_fixture("perftest", "ib_write_bw_hdr_cx6_sweep_a_23300MBps_cpufreq_warnings.txt");
+
+	(void)state;
+	assert_jbool_at(j, "ok", 1);
+	assert_jstr_at(j, "info/device", "mlx5_0");
+	assert_jstr_at(j, "info/pcie_relax_order", "ON");
+	assert_jsize_at(j, "results", 23);
+	assert_jint_at(j, "results/0/bytes", 2);
+	assert_jnum_at(j, "results/0/bw_average", 4.94);
+	assert_jint_at(j, "results/22/bytes", 8388608);
+	assert_jnum_at(j, "results/22/bw_peak", 23326.82);
+	assert_jnum_at(j, "results/22/bw_average", 23317.65);
+	assert_jsize_at(j, "warnings", 23);
+	json_decref(j);
+}
+
+/* The tool's own failures are results with ok=false, not parse errors. */
+static void test_failures(void **state)
+{
+	json_t *j = parse_fixture("perftest", "ib_write_bw_couldnt_allocate_mr_memlock_failure.txt");
+
+	(void)state;
+	assert_jbool_at(j, "ok", 0);
+	assert_jstr_at(j, "errors/0", "Couldn't allocate MR");
+	assert_jstr_at(j, "errors/3", "Couldn't create IB resources");
+	assert_jsize_at(j, "results", 0);
+	json_decref(j);
+	j = parse_fixture("perftest", "ib_write_bw_failed_modify_qp_to_rtr_grh_required.txt");
+	assert_jbool_at(j, "ok", 0);
+	assert_jsize_at(j, "errors", 4);
+	assert_jstr_at(j, "errors/0", "Failed to modify QP 122273 to RTR");
+	assert_jstr_at(j, "errors/1", "Unable to Connect the HCA's through the link");
+	json_decref(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_write_bw_edr_dgx1),
+		cmocka_unit_test(test_write_bw_hdr_sweep),
+		cmocka_unit_test(test_failures),
+	};
+	return cmocka_run_group_tests_name("parse-perftest", tests, NULL, NULL);
+}

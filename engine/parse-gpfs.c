@@ -6,6 +6,7 @@
 #include "parse-util.h"
 #include "xalloc.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,9 +112,14 @@ static int lscluster_line(void *state, struct pline *ln, struct err *err)
 		return 0;
 	if (skip_prefix(ln->text, "Node ") && strstr(ln->text, "Daemon node name"))
 		return table_line(st, ln, err);
-	if (!strcmp(ln->text, "GPFS cluster information") ||
-	    !strcmp(ln->text, "GPFS cluster configuration servers:"))
+	if (!strcmp(ln->text, "GPFS cluster information")) {
+		jobject_at(st->root, "cluster");
 		return 0;
+	}
+	if (!strcmp(ln->text, "GPFS cluster configuration servers:"))
+		return 0;
+	if (!json_object_get(st->root, "cluster"))
+		return pline_error(ln, err, "expected 'GPFS cluster information'");
 	if (!split_kv(ln->text, ':', &key, &val))
 		return pline_error(ln, err, "expected 'key: value'");
 	name = slug(key);
@@ -140,6 +146,17 @@ int parse_mmlscluster(const char *buf, size_t len, json_t **ret, struct err *err
 }
 
 /* mmlsconfig: "name value" settings grouped by [node class] stanza. */
+
+/* Attribute names are identifiers: pagepool, verbsRdma, maxMBpS. */
+static int is_attribute(const char *s)
+{
+	if (!isalpha((unsigned char)*s))
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return 0;
+	return 1;
+}
 struct lsconfig_state {
 	json_t *root;
 	json_t *settings; /* the current stanza's object */
@@ -179,8 +196,10 @@ static int lsconfig_line(void *state, struct pline *ln, struct err *err)
 		st->settings = jobject_at(jobject_at(st->root, "nodeclasses"), s + 1);
 		return 0;
 	}
-	if (split_ws(s, tok, 2) != 2)
+	if (ln->indent || split_ws(s, tok, 2) != 2 || !is_attribute(tok[0]))
 		return pline_error(ln, err, "expected 'attribute value'");
+	if (!st->settings && !json_object_get(st->root, "cluster"))
+		return pline_error(ln, err, "expected 'Configuration data for cluster' or '[node class]' first");
 	if (!st->settings) /* before any stanza: applies to all nodes */
 		st->settings = jobject_at(jobject_at(st->root, "nodeclasses"), "common");
 	jset_str(st->settings, tok[0], tok[1]);

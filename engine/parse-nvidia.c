@@ -425,8 +425,7 @@ static int topo_header(struct topo_state *st, char *s)
 		else
 			strlist_push(&st->cols, tok[i]);
 	}
-	if (!st->ndev)
-		st->ndev = n;
+	/* topo -m always prints CPU Affinity after the device columns */
 	return st->ndev ? 0 : -1;
 }
 
@@ -486,7 +485,7 @@ static int topo_line(void *state, struct pline *ln, struct err *err)
 	switch (st->part) {
 	case TOPO_HEADER:
 		if (topo_header(st, s))
-			return pline_error(ln, err, "expected the device header");
+			return pline_error(ln, err, "expected the device header with CPU Affinity");
 		st->part = TOPO_MATRIX;
 		return 0;
 	case TOPO_MATRIX:

@@ -35,6 +35,8 @@ static void test_mmlscluster(void **state)
 	json_decref(j);
 	expect_error("mmlscluster", "malformed_line5_fact_without_colon.txt",
 		     "mmlscluster: line 5: expected 'key: value'");
+	expect_error("mmlscluster", "../mmremotecluster/mmremotecluster_show_all_ess3000.txt",
+		     "mmlscluster: line 1: expected 'GPFS cluster information'");
 }
 
 static void test_mmlsconfig_node_classes(void **state)
@@ -52,6 +54,13 @@ static void test_mmlsconfig_node_classes(void **state)
 	json_decref(j);
 	expect_error("mmlsconfig", "malformed_line3_attribute_without_value.txt",
 		     "mmlsconfig: line 3: expected 'attribute value'");
+	/* attribute lines count only under the cluster header or a stanza:
+	 * lsmod output is not a configuration */
+	expect_error("mmlsconfig", "../lsmod/lsmod_grep_nvidia_peermem_loaded_rhel7.txt",
+		     "mmlsconfig: line 1: expected 'Configuration data for cluster' or '[node class]' first");
+	/* an indented line is ibstat's, not an attribute */
+	expect_error("mmlsconfig", "../ibstat/cx6_hdr200_one_active_one_down_disabled_excerpt.txt",
+		     "mmlsconfig: line 1: expected 'Configuration data for cluster'");
 }
 
 static void test_mmlsmount_remote(void **state)

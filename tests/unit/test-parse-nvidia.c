@@ -125,6 +125,8 @@ static void test_topo_a100_tabs_and_spaces(void **state)
 	strbuf_release(&spaced);
 	expect_error("nvidia-smi-topo", "malformed_line3_row_cut_short.txt",
 		     "nvidia-smi-topo: line 3: row has fewer cells than devices");
+	expect_error("nvidia-smi-topo", "../lsmod/lsmod_grep_nvidia_peermem_loaded_rhel7.txt",
+		     "nvidia-smi-topo: line 1: expected the device header with CPU Affinity");
 }
 
 int main(void)

@@ -1,0 +1,199 @@
+#!/bin/sh
+# Proves the GPU and benchmark stand-ins of the simulated nodes (nvidia-smi,
+# lspci, dmesg, ib_write_bw, all_reduce_perf, tf_cnn_benchmarks) print the
+# real tools' layouts (checked against the real captures in
+# tests/fixtures/sim-gpu/real and the reviewed outputs in .../expected) and
+# that the GPU, IB and memlock faults change exactly what they should.
+# Runs the stand-ins directly on node directories; no sshd involved.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/sim-gpu/mknode.sh"
+for t in flock md5sum awk; do
+	command -v $t >/dev/null || skip "$t not installed"
+done
+
+mknode "$D/dgx01" dgx01 0 2 ready dgx1
+mknode "$D/dgx02" dgx02 1 2 ready dgx1
+mknode "$D/h01" h01 0 1 ready h100
+mknode "$D/bare01" bare01 0 1 bare dgx1
+for n in dgx01 dgx02 h01 bare01; do
+	initnode "$D/$n" "$CLUSTER" || fail "init of $n failed"
+done
+N1=$D/dgx01 N2=$D/dgx02 H=$D/h01
+
+# same_as NAME: compares $OUT/NAME with the reviewed expected output.
+same_as() {
+	diff -u "$FIX/expected/$1" "$OUT/$1" || fail "$1 differs from expected"
+}
+
+# --- nvidia-smi ---------------------------------------------------------------
+on "$H" nvidia-smi >"$OUT/h100-table" || fail "nvidia-smi failed"
+# The H100 table is the real capture's layout exactly (values aside).
+sed 1d "$OUT/h100-table" | shape >"$OUT/a"
+{ sed 1d "$FIX/real/h100_8x_550_healthy.txt"; echo; } | shape >"$OUT/b"
+diff -u "$OUT/b" "$OUT/a" || fail "nvidia-smi table layout differs from the H100 capture"
+on "$N1" nvidia-smi | sed 1d >"$OUT/nvidia-smi-dgx1.txt"
+same_as nvidia-smi-dgx1.txt
+
+# -q: every line has the layout of a line of the real 535 capture.
+on "$H" nvidia-smi -q | sed 's/: .*/: V/' >"$OUT/a"
+sed 's/: .*/: V/' "$FIX/real/h100_8x_535_hw_slowdown_active_degraded.txt" >"$OUT/b"
+lines_within "$OUT/a" "$OUT/b" || fail "nvidia-smi -q has lines the real one has not"
+# An older driver's -q has the layout of the real 460 capture (bus ids aside).
+on "$N1" nvidia-smi -q | sed 's/: .*/: V/; s/[0-9A-F]/9/g' >"$OUT/a"
+sed 's/: .*/: V/; s/[0-9A-F]/9/g' "$FIX/real/a100_sxm4_8x_460_healthy_full.txt" >"$OUT/b"
+lines_within "$OUT/a" "$OUT/b" || fail "nvidia-smi -q (440) has lines the real 460 one has not"
+on "$N1" nvidia-smi -q -i 0 | sed '/^Timestamp/d' >"$OUT/nvidia-smi-q-dgx1.txt"
+same_as nvidia-smi-q-dgx1.txt
+grep -q '^    Clocks Throttle Reasons$' "$OUT/nvidia-smi-q-dgx1.txt" ||
+	fail "a 440 driver must say Clocks Throttle Reasons"
+[ "$(on "$H" nvidia-smi -q | grep -c '^    Clocks Event Reasons$')" -eq 8 ] ||
+	fail "a 550 driver must say Clocks Event Reasons for each GPU"
+
+on "$N1" nvidia-smi topo -m >"$OUT/nvidia-smi-topo-dgx1.txt"
+same_as nvidia-smi-topo-dgx1.txt
+on "$H" nvidia-smi topo -m >"$OUT/a"
+sed -n '/^Legend:/,/^  NV#/p' "$FIX/real/topo_m_8x_a100_nv12_10_nics_pxb.txt" >"$OUT/b"
+sed -n '/^Legend:/,/^  NV#/p' "$OUT/a" | diff -u "$OUT/b" - || fail "topo legend differs"
+grep -q '^NIC Legend:$' "$OUT/a" || fail "a 550 driver prints the NIC legend"
+awk -F '\t' 'NR == 1 { n = NF } NF > 1 && NF != n { exit 1 }' "$OUT/a" ||
+	fail "topo rows do not have as many cells as the header"
+
+Q=name,driver_version,count,pci.bus_id,clocks_throttle_reasons.hw_power_brake_slowdown,remapped_rows.pending,remapped_rows.failure
+on "$N1" nvidia-smi --query-gpu=$Q --format=csv >"$OUT/query-dgx1.csv"
+same_as query-dgx1.csv
+on "$N1" nvidia-smi --query-gpu=clocks_event_reasons.hw_power_brake_slowdown --format=csv >/dev/null &&
+	fail "clocks_event_reasons is not a field of a 440 driver"
+[ "$(on "$H" nvidia-smi --query-gpu=clocks_event_reasons.hw_power_brake_slowdown --format=csv,noheader | sort -u)" = "Not Active" ] ||
+	fail "healthy H100 reports a power brake"
+
+# --- lspci ----------------------------------------------------------------------
+on "$H" lspci -vvv >"$OUT/h100-lspci"
+# Every line but the IB class title and the NUMA node is one of the real
+# capture's lines (the capture's NIC runs Ethernet, NUMA node 0).
+grep -v 'Infiniband controller\|NUMA node\|^$' "$OUT/h100-lspci" |
+	sed 's/^[0-9a-f][0-9a-f]:00\.0 3D/19:00.0 3D/' >"$OUT/a"
+lines_within "$OUT/a" "$FIX/real/h100_host_gpu_nic_gen5_ok_switch_port_downgraded.txt" ||
+	fail "lspci -vvv has lines the real one has not"
+[ "$(grep -c '^19:00.0 3D controller: NVIDIA Corporation Device 2330 (rev a1)$' "$OUT/h100-lspci")" -eq 1 ] ||
+	fail "H100 GPU 0 not at 19:00.0"
+on "$N1" lspci >"$OUT/lspci-dgx1.txt"
+same_as lspci-dgx1.txt
+on "$N1" lspci -s 0000:0a:00.0 -vvv >"$OUT/lspci-s-dgx1.txt"
+same_as lspci-s-dgx1.txt
+
+# --- faults ---------------------------------------------------------------------
+echo 2 >"$N1/faults/gpu-throttle"
+on "$N1" nvidia-smi --query-gpu=clocks_throttle_reasons.hw_power_brake_slowdown --format=csv,noheader >"$OUT/a"
+[ "$(sed -n 3p "$OUT/a")" = Active ] && [ "$(grep -c '^Active$' "$OUT/a")" -eq 1 ] ||
+	fail "gpu-throttle 2 must brake GPU 2 only: $(cat "$OUT/a")"
+[ "$(on "$N1" nvidia-smi -q | grep -c 'HW Power Brake Slowdown       : Active')" -eq 1 ] ||
+	fail "-q must show one power brake"
+[ "$(on "$N1" nvidia-smi -q | grep -c '^        HW Slowdown  *: Active$')" -eq 1 ] ||
+	fail "-q must show one HW slowdown"
+rm "$N1/faults/gpu-throttle"
+: >"$N1/faults/row-remap-pending"
+[ "$(on "$N1" nvidia-smi --query-gpu=remapped_rows.pending --format=csv,noheader | tr '\n' ' ')" = "Yes No No No No No No No " ] ||
+	fail "row-remap-pending must mark GPU 0 only"
+on "$N1" nvidia-smi -q -i 0 | grep -q '^        Pending                           : Yes$' ||
+	fail "-q must show the pending remap"
+rm "$N1/faults/row-remap-pending"
+echo 1 >"$N1/faults/pcie-degraded"
+on "$N1" lspci -s 07:00.0 -vvv | grep -q "$(printf '^\t\tLnkSta:\tSpeed 5GT/s (downgraded), Width x8 (downgraded)$')" ||
+	fail "pcie-degraded must lower GPU 1's LnkSta"
+on "$N1" lspci -s 06:00.0 -vvv | grep -q "$(printf '^\t\tLnkSta:\tSpeed 8GT/s (ok), Width x16 (ok)$')" ||
+	fail "pcie-degraded must leave GPU 0 alone"
+on "$N1" nvidia-smi --query-gpu=pcie.link.width.current --format=csv,noheader,nounits | tr '\n' ' ' |
+	grep -qx '16 8 16 16 16 16 16 16 ' || fail "nvidia-smi must see the x8 link"
+rm "$N1/faults/pcie-degraded"
+on "$N1" dmesg | grep -q Xid && fail "dmesg shows an Xid without the fault"
+: >"$N1/faults/xid"
+on "$N1" dmesg | grep -q '^\[ *[0-9.]*\] NVRM: Xid (PCI:0000:06:00): 79, pid=0, GPU has fallen off the bus\.$' ||
+	fail "xid fault must log Xid 79 on GPU 0"
+echo "48 3" >"$N1/faults/xid"
+on "$N1" dmesg | grep -q 'NVRM: Xid (PCI:0000:0b:00): 48, ' || fail "xid 48 on GPU 3 expected"
+rm "$N1/faults/xid"
+on "$N1" nvidia-smi --query-gpu=$Q --format=csv | diff -u "$FIX/expected/query-dgx1.csv" - ||
+	fail "clearing the faults must restore the node"
+
+# --- all_reduce_perf --------------------------------------------------------------
+on "$N1" all_reduce_perf -b 8 -e 256M -f 2 -g 8 >"$OUT/ar" || fail "all_reduce_perf failed"
+sed -n '/^#  *out-of-place/,/^#  *(B)/p' "$FIX/real/all_reduce_2x8_h100_gcp_a3mega_new_format_footer.txt" >"$OUT/b"
+sed -n '/^#  *out-of-place/,/^#  *(B)/p' "$OUT/ar" | diff -u "$OUT/b" - || fail "nccl-tests header differs"
+# right-aligned columns: each field ends where the real one does
+grep '^ ' "$OUT/ar" | colends | sort -u >"$OUT/a"
+grep '^ ' "$FIX/real/all_reduce_2x8_h100_gcp_a3mega_new_format_footer.txt" | colends | sort -u >"$OUT/b"
+lines_within "$OUT/a" "$OUT/b" || fail "nccl-tests rows do not have the real layout"
+[ "$(grep -c '^ ' "$OUT/ar")" -eq 26 ] || fail "8 B..256 MB is 26 sizes"
+grep -q '^# Avg bus bandwidth    : [0-9.]* $' "$OUT/ar" || fail "no Avg bus bandwidth line"
+bw() { awk '$1 == 268435456 { print int($8) }' "$1"; }
+b0=$(bw "$OUT/ar")
+[ "$b0" -ge 100 ] && [ "$b0" -le 140 ] || fail "DGX-1V busbw at 256 MB should be ~130 GB/s, got $b0"
+echo 5 >"$N1/faults/gpu-throttle"
+on "$N1" all_reduce_perf -b 8 -e 256M -f 2 -g 8 >"$OUT/ar2"
+b1=$(bw "$OUT/ar2")
+[ "$b1" -lt $((b0 * 6 / 10)) ] || fail "a throttled GPU must slow the ring: $b1 vs $b0"
+rm "$N1/faults/gpu-throttle"
+on "$N1" all_reduce_perf -b 8 -e 8 -g 9 >/dev/null && fail "9 GPUs on an 8-GPU node must fail"
+
+# --- tf_cnn_benchmarks ------------------------------------------------------------
+tf() { on "$N1" tf_cnn_benchmarks --model=resnet50 --batch_size=64 --num_gpus="$1" | sed -n 's/^total images\/sec: //p'; }
+on "$N1" tf_cnn_benchmarks --model=resnet50 --batch_size=64 --num_gpus=8 >"$OUT/tf"
+# numbers collapsed to one digit; newer versions say total_loss
+sed -n '/^Step/,$p' "$OUT/tf" | sed 's/[0-9][0-9]*/9/g' >"$OUT/a"
+sed 's/[0-9][0-9]*/9/g; s/Img\/sec\tloss/Img\/sec\ttotal_loss/' \
+	"$FIX/real/tf_cnn_benchmarks_resnet50_1gpu_synthetic_2017.txt" >"$OUT/b"
+lines_within "$OUT/a" "$OUT/b" || fail "tf_cnn_benchmarks lines do not have the real layout"
+t1=$(tf 1) t8=$(tf 8)
+awk -v a="$t1" -v b="$t8" 'BEGIN { exit !(a > 300 && a < 420 && b > 6 * a) }' ||
+	fail "ResNet-50 on V100: 1 GPU $t1, 8 GPUs $t8"
+echo 0 >"$N1/faults/gpu-throttle"
+t8t=$(tf 8)
+awk -v a="$t8t" -v b="$t8" 'BEGIN { exit !(a < 0.6 * b) }' || fail "throttled: $t8t vs $t8"
+rm "$N1/faults/gpu-throttle"
+
+# --- ib_write_bw --------------------------------------------------------------------
+on "$D/bare01" ib_write_bw -d mlx5_1 2>/dev/null
+[ $? -eq 127 ] || fail "a bare node has no perftest"
+
+# pair SERVER_ARGS... -- CLIENT_ARGS...: runs a server on dgx02 and a client
+# on dgx01, outputs in $OUT/srv $OUT/cli (stderr in .err), statuses in SRV CLI.
+pair() {
+	BRINGUP_SIM_PERFTEST_WAIT=20 on "$N2" ib_write_bw -d mlx5_1 >"$OUT/srv" 2>"$OUT/srv.err" &
+	pid=$!
+	i=0
+	while [ ! -f "$CLUSTER/perftest/dgx02:18515.srv" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	on "$N1" ib_write_bw -d mlx5_1 10.10.1.2 >"$OUT/cli" 2>"$OUT/cli.err"
+	CLI=$?
+	wait $pid
+	SRV=$?
+}
+avg() { awk '$1 == 65536 { print int($4) }' "$1"; }
+pair
+[ "$CLI" -eq 0 ] && [ "$SRV" -eq 0 ] || fail "healthy pair failed: $CLI $SRV $(cat "$OUT/cli.err" "$OUT/srv.err")"
+# The client prints the seed capture's layout (which starts with a CPU
+# frequency warning and stops before the closing dashes).
+sed 1d "$FIX/real/ib_write_bw_edr_dgx1_11264MBps_seed_reconstructed.txt" | shape >"$OUT/b"
+sed '$d' "$OUT/cli" | shape >"$OUT/a"
+diff -u "$OUT/b" "$OUT/a" || fail "ib_write_bw client layout differs from the capture"
+[ "$(avg "$OUT/cli")" -eq 11264 ] || fail "EDR pair should give 11264 MB/sec, got $(avg "$OUT/cli")"
+[ "$(avg "$OUT/srv")" -eq 11264 ] || fail "server reports the client's result"
+head -4 "$OUT/srv" | grep -q '^\* Waiting for client to connect\.\.\. \*$' || fail "no server banner"
+echo mlx5_1 >"$N2/faults/link-degraded"
+pair
+[ "$(avg "$OUT/cli")" -eq 2816 ] || fail "a 1X EDR server port gives a quarter: $(avg "$OUT/cli")"
+rm "$N2/faults/link-degraded"
+echo mlx5_1 >"$N1/faults/port-down"
+pair
+[ "$CLI" -ne 0 ] && grep -q "^ Unable to Connect the HCA's through the link$" "$OUT/cli.err" ||
+	fail "a down port must fail at RTR"
+rm "$N1/faults/port-down"
+: >"$N1/faults/memlock-limited"
+pair
+[ "$CLI" -ne 0 ] || fail "memlock-limited must fail"
+diff -u "$FIX/real/ib_write_bw_couldnt_allocate_mr_memlock_failure.txt" "$OUT/cli.err" ||
+	fail "MR failure differs from the capture"
+rm "$N1/faults/memlock-limited"
+pair
+[ "$CLI" -eq 0 ] && [ "$(avg "$OUT/cli")" -eq 11264 ] || fail "clearing faults restores the pair"
+ls "$CLUSTER/perftest" | grep -q . && fail "rendezvous files left behind"
+exit 0

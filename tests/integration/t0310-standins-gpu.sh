@@ -90,6 +90,10 @@ on "$N1" nvidia-smi --query-gpu=clocks_throttle_reasons.hw_power_brake_slowdown 
 	fail "-q must show one power brake"
 [ "$(on "$N1" nvidia-smi -q | grep -c '^        HW Slowdown  *: Active$')" -eq 1 ] ||
 	fail "-q must show one HW slowdown"
+on "$N1" nvidia-smi -q -d PERFORMANCE -i 2 | sed -n '/^GPU/,$p' >"$OUT/a"
+{ echo "GPU 00000000:0A:00.0"; sed -n '/^    Performance State/,/^        Display Clock/p' "$OUT/nvidia-smi-q-dgx1.txt" |
+	sed 's/\(HW Slowdown  *: \).*/\1Active/; s/\(HW Power Brake Slowdown  *: \).*/\1Active/'; echo; } |
+	diff -u - "$OUT/a" || fail "-q -d PERFORMANCE must print that section only"
 rm "$N1/faults/gpu-throttle"
 : >"$N1/faults/row-remap-pending"
 [ "$(on "$N1" nvidia-smi --query-gpu=remapped_rows.pending --format=csv,noheader | tr '\n' ' ')" = "Yes No No No No No No No " ] ||

@@ -1,0 +1,107 @@
+#!/bin/sh
+# bringup parse: every real sample in tests/fixtures/tools/ turns into valid
+# JSON with the values the capture shows; every malformed sample fails with
+# exit 1 and names its tool and line; unknown tools and empty input fail.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null 2>&1 || skip "python3 not found (needed to check the JSON)"
+FIX=$(cd "$(dirname "$0")/../fixtures/tools" && pwd)
+OUT="$TEST_DIR/out.json"
+ERR="$TEST_DIR/err.txt"
+
+# jget FILE PATH: the value at a/0/b in the JSON file (python repr for bools)
+jget() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+for part in sys.argv[2].split("/"):
+    v = v[int(part)] if isinstance(v, list) else v[part]
+print(json.dumps(v) if not isinstance(v, str) else v)
+PY
+}
+# expect TOOL FILE PATH WANT: parse FILE and check one value
+expect() {
+	"$BRINGUP" parse "$1" "$FIX/$1/$2" >"$OUT" || fail "parse $1 $2 failed"
+	got=$(jget "$OUT" "$3") || fail "$1 $2: no $3"
+	[ "$got" = "$4" ] || fail "$1 $2: $3 is '$got', want '$4'"
+}
+
+# --list and --help
+"$BRINGUP" parse --list >"$OUT" || fail "--list failed"
+for t in getenforce ibstat ibstatus ibv_devinfo lsmod lspci mmgetstate mmlscluster \
+	mmlsconfig mmlsmount mmremotecluster mmremotefs nccl-tests nvidia-smi \
+	nvidia-smi-q nvidia-smi-topo ofed_info os-release perftest sminfo tf_cnn_benchmarks; do
+	grep -q "^  $t " "$OUT" || fail "--list lacks $t"
+	[ -d "$FIX/$t" ] || fail "no fixtures for $t"
+done
+"$BRINGUP" parse --help | grep -q "usage: bringup parse TOOL" || fail "--help"
+
+# every real sample: exit 0 and JSON that python accepts
+n=0
+for f in "$FIX"/*/*; do
+	case $f in */SOURCES.md | */malformed_*) continue ;; esac
+	tool=$(basename "$(dirname "$f")")
+	"$BRINGUP" parse "$tool" "$f" >"$OUT" 2>"$ERR" || fail "parse $tool $f: $(cat "$ERR")"
+	python3 -m json.tool "$OUT" >/dev/null || fail "$tool $f: invalid JSON"
+	n=$((n + 1))
+done
+[ "$n" -ge 40 ] || fail "only $n samples found"
+
+# stdin gives the same result as the file
+"$BRINGUP" parse ibstat <"$FIX/ibstat/a100_hdr200_8x_ib_healthy.txt" >"$TEST_DIR/stdin.json" || fail "stdin"
+"$BRINGUP" parse ibstat "$FIX/ibstat/a100_hdr200_8x_ib_healthy.txt" >"$OUT"
+cmp -s "$OUT" "$TEST_DIR/stdin.json" || fail "stdin and file differ"
+
+# values the captures show
+expect ibstatus dgx1_4x_edr100_healthy_seed_reconstructed.txt cas/1/ports/0/port_guid 0xec0d9a030044d608
+expect ibstatus dgx1_4x_edr100_healthy_seed_reconstructed.txt cas/1/ports/0/rate 100
+expect ibstat cx6_hdr200_one_active_one_down_disabled_excerpt.txt cas/1/ports/0/state Down
+expect ibstat h100_ndr400_8x_ib_plus_bond_eth_healthy.txt cas/8/ports/0/link_layer Ethernet
+expect ibv_devinfo ibv_devinfo_vv_cx6_hdr_port_active_and_port_down_disabled.txt cas/0/ports/0/rate 200
+expect sminfo sminfo_master_healthy.txt state_name SMINFO_MASTER
+expect sminfo sminfo_iberror_cannot_open_umad_port_failure.txt ok false
+expect ofed_info ofed_info_s_mlnx_ofed_4_7.txt version 4.7-1.0.0.1
+expect lsmod lsmod_grep_nvidia_peermem_loaded_rhel7.txt modules/1/used_by/5 nvidia_peermem
+expect lspci h100_host_gpu_nic_gen5_ok_switch_port_downgraded.txt devices/0/lnksta/speed_state downgraded
+expect lspci a100_gen4_x16_ok_grep_lnkcap_lnksta.txt devices/0/lnksta/width 16
+expect nvidia-smi h100_8x_550_healthy.txt driver_version 550.90.07
+expect nvidia-smi h100_8x_550_healthy.txt gpus/7/bus_id 00000000:DB:00.0
+expect nvidia-smi-q h100_8x_535_hw_slowdown_active_degraded.txt gpus/5/clocks_event_reasons/hw_power_brake_slowdown true
+expect nvidia-smi-q a100_sxm4_8x_460_healthy_full.txt gpus/0/clocks_event_reasons/idle true
+expect nvidia-smi-q a100_sxm4_8x_460_healthy_full.txt gpus/0/pcie/gen_max 4
+expect nvidia-smi-topo topo_m_8x_a100_nv12_10_nics_pxb.txt devices/0/links/NIC0 PXB
+expect nvidia-smi-topo topo_m_8x_a100_nv12_10_nics_pxb.txt devices/17/nic_name mlx5_9
+expect perftest ib_write_bw_edr_dgx1_11264MBps_seed_reconstructed.txt results/0/bw_average 11264.11
+expect perftest ib_write_bw_couldnt_allocate_mr_memlock_failure.txt errors/0 "Couldn't allocate MR"
+expect nccl-tests all_reduce_2x8_v100_dgx1_edr_ib_openshift_footer_seed_reconstructed.txt avg_bus_bandwidth 12.3088
+expect nccl-tests all_reduce_2x8_h100_gcp_a3mega_new_format_footer.txt rows/30/out_of_place/busbw 338.82
+expect tf_cnn_benchmarks tf_cnn_benchmarks_resnet101_horovod_2gpu_mpijob_elided.txt total_images_per_sec 308.27
+expect tf_cnn_benchmarks tf_cnn_benchmarks_resnet101_horovod_2gpu_mpijob_elided.txt num_gpus 2
+expect mmgetstate mmgetstate_a_3_nodes_active.txt nodes/2/state active
+expect mmlscluster mmlscluster_cnsa_3_workers_quorum_manager.txt cluster/repository_type CCR
+expect mmlsconfig mmlsconfig_nodeclass_stanza_dgx_verbs_rdma_seed_excerpt.txt nodeclasses/dgx/verbsRdma enable
+expect mmlsmount mmlsmount_all_L_remote_fs_mounted.txt filesystems/0/mounted_on 7
+expect mmremotecluster mmremotecluster_show_all_ess3000.txt clusters/0/file_systems/0/remote ess3k_fs1
+expect mmremotefs mmremotefs_show_all.txt filesystems/0/mount_point /mnt/fs1
+expect os-release debian_12_bookworm.txt VERSION_ID 12
+expect getenforce permissive.txt mode Permissive
+
+# malformed samples: exit 1, "TOOL: line N:" from the file name
+m=0
+for f in "$FIX"/*/malformed_line*; do
+	tool=$(basename "$(dirname "$f")")
+	line=$(basename "$f" | sed 's/^malformed_line\([0-9]*\)_.*/\1/')
+	expect_status 1 "$BRINGUP" parse "$tool" "$f" >"$OUT" 2>"$ERR"
+	grep -q "$tool: line $line: " "$ERR" || fail "$f: stderr '$(cat "$ERR")' lacks '$tool: line $line:'"
+	[ -s "$OUT" ] && fail "$f: printed JSON on failure"
+	m=$((m + 1))
+done
+[ "$m" -ge 20 ] || fail "only $m malformed samples found"
+
+# empty input, unknown tool, missing file, no tool
+expect_status 1 "$BRINGUP" parse ibstat </dev/null 2>"$ERR"
+grep -q "ibstat: no ibstat output" "$ERR" || fail "empty input: $(cat "$ERR")"
+expect_status 2 "$BRINGUP" parse no-such-tool "$FIX/ibstat/a100_hdr200_8x_ib_healthy.txt" 2>"$ERR"
+grep -q "unknown tool 'no-such-tool'" "$ERR" && grep -q "^  nvidia-smi-q " "$ERR" || fail "unknown tool: $(cat "$ERR")"
+expect_status 1 "$BRINGUP" parse ibstat "$TEST_DIR/does-not-exist" 2>/dev/null
+expect_status 2 "$BRINGUP" parse 2>/dev/null
+exit 0

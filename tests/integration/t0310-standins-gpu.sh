@@ -66,6 +66,15 @@ on "$N1" nvidia-smi --query-gpu=clocks_event_reasons.hw_power_brake_slowdown --f
 [ "$(on "$H" nvidia-smi --query-gpu=clocks_event_reasons.hw_power_brake_slowdown --format=csv,noheader | sort -u)" = "Not Active" ] ||
 	fail "healthy H100 reports a power brake"
 
+# a node without GPUs (storage, masters) has no driver at all
+mknode "$D/cpu01" cpu01 0 1 ready dgx1
+sed -i "s/^GPU_COUNT=.*/GPU_COUNT='0'/" "$D/cpu01/node.conf"
+initnode "$D/cpu01" "$CLUSTER" || fail "init of cpu01 failed"
+on "$D/cpu01" nvidia-smi 2>/dev/null
+[ $? -eq 127 ] || fail "nvidia-smi must be absent without GPUs"
+[ "$(on "$D/cpu01" lspci | grep -c 'Infiniband controller')" -eq 4 ] && ! on "$D/cpu01" lspci | grep -q NVIDIA ||
+	fail "a GPU-less node shows its HCAs only"
+
 # --- lspci ----------------------------------------------------------------------
 on "$H" lspci -vvv >"$OUT/h100-lspci"
 # Every line but the IB class title and the NUMA node is one of the real

@@ -168,14 +168,15 @@ rm "$N1/faults/gpu-throttle"
 on "$D/bare01" ib_write_bw -d mlx5_1 2>/dev/null
 [ $? -eq 127 ] || fail "a bare node has no perftest"
 
-# pair SERVER_ARGS... -- CLIENT_ARGS...: runs a server on dgx02 and a client
-# on dgx01, outputs in $OUT/srv $OUT/cli (stderr in .err), statuses in SRV CLI.
+# pair [ARGS...]: runs a server on dgx02 and a client on dgx01 (both with
+# -d mlx5_1 ARGS), outputs in $OUT/srv $OUT/cli (stderr in .err), statuses
+# in SRV CLI.
 pair() {
-	BRINGUP_SIM_PERFTEST_WAIT=20 on "$N2" ib_write_bw -d mlx5_1 >"$OUT/srv" 2>"$OUT/srv.err" &
+	BRINGUP_SIM_PERFTEST_WAIT=20 on "$N2" ib_write_bw -d mlx5_1 "$@" >"$OUT/srv" 2>"$OUT/srv.err" &
 	pid=$!
 	i=0
 	while [ ! -f "$CLUSTER/perftest/dgx02:18515.srv" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	on "$N1" ib_write_bw -d mlx5_1 10.10.1.2 >"$OUT/cli" 2>"$OUT/cli.err"
+	on "$N1" ib_write_bw -d mlx5_1 "$@" 10.10.1.2 >"$OUT/cli" 2>"$OUT/cli.err"
 	CLI=$?
 	wait $pid
 	SRV=$?
@@ -191,6 +192,11 @@ diff -u "$OUT/b" "$OUT/a" || fail "ib_write_bw client layout differs from the ca
 [ "$(avg "$OUT/cli")" -eq 11264 ] || fail "EDR pair should give 11264 MB/sec, got $(avg "$OUT/cli")"
 [ "$(avg "$OUT/srv")" -eq 11264 ] || fail "server reports the client's result"
 head -4 "$OUT/srv" | grep -q '^\* Waiting for client to connect\.\.\. \*$' || fail "no server banner"
+# -a: 2 B..8 MiB; small messages are bound by the message rate
+pair -a
+[ "$CLI" -eq 0 ] && [ "$(grep -c '^ [0-9]' "$OUT/cli")" -eq 23 ] || fail "-a must print 23 sizes"
+awk '$1 == 2 { r = $5 } $1 == 8388608 { b = $4 } END { exit !(r > 2.4 && r < 2.8 && b > 11000 && b < 11600) }' "$OUT/cli" ||
+	fail "sweep: 2 B must run at ~2.6 Mpps and 8 MiB at ~11.3 GB/s"
 echo mlx5_1 >"$N2/faults/link-degraded"
 pair
 [ "$(avg "$OUT/cli")" -eq 2816 ] || fail "a 1X EDR server port gives a quarter: $(avg "$OUT/cli")"

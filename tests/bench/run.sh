@@ -38,10 +38,8 @@ for n in $SIZES; do
 	"$BRINGUP" sim down >/dev/null 2>&1
 	inv=$("$BRINGUP" sim up -n "$n" --state ready | sed -n 's/^inventory: //p')
 	[ -f "$inv" ] || { echo "sim up -n $n failed" >&2; exit 1; }
-	key=$(sed -n 's/^ *key: *//p' "$inv" | head -n 1)
-	kh=$(sed -n 's/^ *known_hosts: *//p' "$inv" | head -n 1)
-	port=$(sed -n 's/^ *port: *//p' "$inv" | head -n 1)
-	user=$(sed -n 's/^ *user: *//p' "$inv" | head -n 1)
+	field() { sed -n "s/^ *$1: *//p" "$inv" | head -n 1 | tr -d '"'; }
+	key=$(field key) kh=$(field known_hosts) port=$(field port) user=$(field user)
 	# Warm-up: every node answers before anything is timed.
 	"$BRINGUP" exec -i "$inv" -- true >/dev/null || { echo "cluster of $n not healthy" >&2; exit 1; }
 	"$BRINGUP" inventory show -i "$inv" -o json | python3 -c \

@@ -3,7 +3,7 @@
 # --accept-new-host-keys; a changed key is refused always, with the fix.
 . "$(dirname "$0")/lib.sh"
 sim_up -n 3 --state ready
-kh=$(sed -n 's/^ *known_hosts: *//p' "$INV" | head -n 1)
+kh=$(sed -n 's/^ *known_hosts: *//p' "$INV" | head -n 1 | tr -d '"')
 [ -f "$kh" ] || fail "inventory has no known_hosts file ($kh)"
 
 # Unknown: an inventory pointing at an empty known_hosts.

@@ -37,10 +37,13 @@ int cmd_exit_for(int code);
 /* Prints usage for one command to stderr and returns EXIT_USAGE. */
 int cmd_usage(const char *name);
 
+int cmd_bundle(int argc, char **argv);
 int cmd_copy(int argc, char **argv);
+int cmd_deploy(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_inventory(int argc, char **argv);
 int cmd_parse(int argc, char **argv);
+int cmd_precheck(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 

@@ -51,6 +51,7 @@ void cmd_result_init(struct cmd_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->exit_status = -1;
+	r->first_output_s = -1;
 	strbuf_init(&r->out, 0);
 	strbuf_init(&r->err, 0);
 }
@@ -478,6 +479,8 @@ void conn_exec_wait(struct remote_proc *p, struct cmd_result *res)
 			res->outcome = CMD_LOST;
 			break;
 		}
+		if (n > 0 && res->first_output_s < 0)
+			res->first_output_s = (double)(now_ms() - p->start) / 1000.0;
 		capture(&res->out, &res->out_truncated, buf, n, p->max);
 		while ((n = ssh_channel_read_nonblocking(ch, buf, sizeof(buf), 1)) > 0)
 			capture(&res->err, &res->err_truncated, buf, n, p->max);

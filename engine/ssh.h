@@ -68,6 +68,7 @@ struct cmd_result {
 	struct strbuf out, err;   /* captured, capped at max_output each */
 	bool out_truncated, err_truncated;
 	double duration_s;
+	double first_output_s;    /* when the first stdout byte came; -1 if none */
 };
 
 void cmd_result_init(struct cmd_result *r);

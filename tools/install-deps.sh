@@ -7,7 +7,7 @@ set -eu
 PKGS="build-essential pkg-config git ca-certificates
 libssh-dev libyaml-dev libarchive-dev libcurl4-openssl-dev libncurses-dev
 libcmocka-dev libibverbs-dev libjansson-dev
-openssh-server openssh-client util-linux procps python3 time"
+openssh-server openssh-client util-linux procps python3 time libxml2-utils"
 
 missing=""
 for p in $PKGS; do

@@ -1,0 +1,110 @@
+/*
+ * Precheck: named checks over gathered facts.
+ *
+ * Every check has a stable id (runbooks link to it), a default severity, a
+ * title and a remediation hint. A check may require others on the same
+ * host: when one of those failed, it is skipped naming it, so that one fault
+ * shows as one failure (a missing peer-memory module fails peermem.loaded;
+ * gpudirect.usable then says "skipped: needs peermem.loaded").
+ *
+ * The table of checks is in check-defs.c, sorted by nothing but the order in
+ * which they run (requirements first).
+ */
+#ifndef BRINGUP_CHECK_H
+#define BRINGUP_CHECK_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "facts.h"
+#include "inventory.h"
+#include "strlist.h"
+
+enum severity { SEV_WARN, SEV_FAIL };
+enum check_status { CHECK_PASS, CHECK_WARN, CHECK_FAIL, CHECK_SKIP };
+
+struct check_ctx;
+
+struct check_def {
+	const char *id;          /* stable: "ib.port_state" */
+	enum severity severity;  /* default; the inventory may change it */
+	const char *title;       /* "InfiniBand ports ACTIVE and LinkUp" */
+	const char *hint;        /* what an admin does next when it fails */
+	const char *requires[3]; /* ids that must not have failed on this host */
+	bool (*applies)(const struct check_ctx *cc); /* NULL: every host */
+	void (*run)(struct check_ctx *cc);
+};
+
+struct check_result {
+	const struct check_def *def;
+	size_t host;             /* index into inv->hosts */
+	char *subject;           /* port, device...; NULL for the host itself */
+	enum check_status status;
+	char *expected, *found;  /* may be NULL */
+	char *detail;            /* reason for a skip, or more words on a failure */
+};
+
+struct check_opts {
+	struct strlist only;     /* --checks: ids or globs ("gpu.*"); empty = all */
+	struct strlist skip;     /* --skip-checks */
+};
+
+struct check_report {
+	const struct inventory *inv;
+	struct check_result *r;
+	size_t n, alloc;
+	size_t hosts_n;
+	size_t *hosts;           /* the hosts checked, in inventory order */
+	size_t unreachable;      /* hosts without facts */
+};
+
+/* What checks see. */
+struct check_ctx {
+	const struct inventory *inv;
+	const struct facts *facts;
+	const struct host *host;
+	size_t host_idx;
+	const struct host_facts *hf;
+	const struct check_def *def;
+	enum severity severity;  /* after inventory overrides */
+	struct check_report *rep;
+};
+
+/* The check table. */
+extern const struct check_def check_defs[];
+extern const size_t check_ndefs;
+const struct check_def *check_lookup(const char *id);
+
+/*
+ * Runs every selected check on every gathered host. Severity overrides come
+ * from the host's vars: precheck_severity: { "<id>": warn|fail }. Returns 0
+ * with *ret owned by the caller (check_report_free), or ERR_USAGE for an
+ * unknown id in opts or a bad override.
+ */
+int checks_run(const struct inventory *inv, const struct facts *f,
+	       const struct check_opts *opts, struct check_report **ret, struct err *err);
+void check_report_free(struct check_report *rep);
+
+/* For checks: record one result. expected/found/detail are copied. */
+void check_emit(struct check_ctx *cc, enum check_status st, const char *subject,
+		const char *expected, const char *found, const char *detail);
+/* Pass, or fail at the check's severity. */
+void check_pass(struct check_ctx *cc, const char *subject, const char *expected,
+		const char *found);
+void check_fail(struct check_ctx *cc, const char *subject, const char *expected,
+		const char *found, const char *detail);
+void check_skip(struct check_ctx *cc, const char *subject, const char *why);
+
+/* Helpers over host vars. */
+const char *check_var_str(const struct check_ctx *cc, const char *name);
+double check_var_num(const struct check_ctx *cc, const char *name, double dflt);
+bool host_has_role(const struct host *h, enum role r);
+
+const char *check_status_name(enum check_status st);
+/* The worst status of a check on a host (PASS when nothing recorded). */
+enum check_status check_host_status(const struct check_report *rep, size_t host,
+				    const char *id);
+
+#endif

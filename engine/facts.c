@@ -1,0 +1,294 @@
+/*
+ * Facts gathering: one remote script per host, its sections split and
+ * parsed. See facts.h.
+ */
+#include "facts.h"
+#include "parse.h"
+#include "ssh.h"
+#include "strbuf.h"
+#include "template.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define FACT_MARK "::bringup-fact:: "
+#define RC_MARK "::bringup-rc:: "
+
+/* Which facts go through which parser. */
+static const struct {
+	const char *fact, *parser;
+} fact_parsers[] = {
+	{ "getenforce", "getenforce" },
+	{ "ibstat", "ibstat" },
+	{ "ibstatus", "ibstatus" },
+	{ "lsmod", "lsmod" },
+	{ "lspci", "lspci" },
+	{ "mmgetstate", "mmgetstate" },
+	{ "mmlscluster", "mmlscluster" },
+	{ "mmlsmount", "mmlsmount" },
+	{ "nvidia-smi-q", "nvidia-smi-q" },
+	{ "nvidia-smi-topo", "nvidia-smi-topo" },
+	{ "ofed_info", "ofed_info" },
+	{ "os-release", "os-release" },
+	{ "sminfo", "sminfo" },
+};
+
+static const char *line_end(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	return nl ? nl : end;
+}
+
+int facts_split(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	const char *p = buf, *end = buf + len, *body = NULL;
+	char *name = NULL;
+	unsigned lineno = 0, name_line = 0;
+	json_t *out = json_object();
+
+	while (p < end) {
+		const char *eol = line_end(p, end);
+		size_t ll = (size_t)(eol - p);
+
+		lineno++;
+		if (ll >= strlen(FACT_MARK) && !memcmp(p, FACT_MARK, strlen(FACT_MARK))) {
+			if (name)
+				goto broken;
+			name = xstrndup(p + strlen(FACT_MARK), ll - strlen(FACT_MARK));
+			name_line = lineno;
+			body = eol < end ? eol + 1 : eol;
+		} else if (ll >= strlen(RC_MARK) && !memcmp(p, RC_MARK, strlen(RC_MARK))) {
+			char *rest = xstrndup(p + strlen(RC_MARK), ll - strlen(RC_MARK));
+			char *sp = strrchr(rest, ' ');
+			const char *bend = p;
+			int rc;
+
+			if (!name || !sp || strncmp(rest, name, (size_t)(sp - rest)) ||
+			    strlen(name) != (size_t)(sp - rest)) {
+				free(rest);
+				goto broken;
+			}
+			rc = atoi(sp + 1);
+			free(rest);
+			/* facts.sh put a newline before the marker; it is not output. */
+			if (bend > body && bend[-1] == '\n')
+				bend--;
+			json_object_set_new(out, name, json_pack("{s:i, s:s%}", "rc", rc, "output",
+								 body, (size_t)(bend - body)));
+			free(name);
+			name = NULL;
+		}
+		p = eol < end ? eol + 1 : eol;
+	}
+	if (name) {
+		err_set(err, ERR_PARSE, "facts: line %u: section '%s' has no end (output cut?)",
+			name_line, name);
+		free(name);
+		json_decref(out);
+		return ERR_PARSE;
+	}
+	*ret = out;
+	return 0;
+broken:
+	err_set(err, ERR_PARSE, "facts: line %u: unexpected section marker", lineno);
+	free(name);
+	json_decref(out);
+	return ERR_PARSE;
+}
+
+void facts_parse(struct host_facts *hf)
+{
+	hf->parsed = json_object();
+	hf->parse_errors = json_object();
+	for (size_t i = 0; i < sizeof(fact_parsers) / sizeof(fact_parsers[0]); i++) {
+		const struct parser *p = parser_lookup(fact_parsers[i].parser);
+		json_t *sec = json_object_get(hf->raw, fact_parsers[i].fact), *j = NULL;
+		struct err e = ERR_INIT;
+		const char *out;
+		int rc;
+
+		if (!p || !sec)
+			continue;
+		rc = (int)json_integer_value(json_object_get(sec, "rc"));
+		out = json_string_value(json_object_get(sec, "output"));
+		/* Tools that report their own failure (sminfo) still parse. */
+		if (rc == 127 || !out || !*out)
+			continue;
+		if (p->fn(out, strlen(out), &j, &e))
+			json_object_set_new(hf->parse_errors, fact_parsers[i].fact,
+					    json_string(err_msg(&e)));
+		else
+			json_object_set_new(hf->parsed, fact_parsers[i].fact, j);
+		err_clear(&e);
+	}
+}
+
+const struct host_facts *facts_for(const struct facts *f, size_t host)
+{
+	for (size_t i = 0; f && i < f->n; i++)
+		if (f->h[i].host == host)
+			return &f->h[i];
+	return NULL;
+}
+
+const char *fact_output(const struct host_facts *hf, const char *name, int *ret_rc)
+{
+	json_t *sec = hf && hf->raw ? json_object_get(hf->raw, name) : NULL;
+
+	if (ret_rc)
+		*ret_rc = sec ? (int)json_integer_value(json_object_get(sec, "rc")) : -1;
+	return sec ? json_string_value(json_object_get(sec, "output")) : NULL;
+}
+
+json_t *fact_parsed(const struct host_facts *hf, const char *name)
+{
+	return hf && hf->parsed ? json_object_get(hf->parsed, name) : NULL;
+}
+
+/* Which optional families a host needs, from its roles and hardware. */
+static void families(const struct host *h, struct strbuf *sb)
+{
+	unsigned ib_roles = (1u << ROLE_GPU_WORKER) | (1u << ROLE_SCALE_CLIENT) |
+			    (1u << ROLE_NSD_SERVER) | (1u << ROLE_SM_HOST);
+	unsigned scale_roles = (1u << ROLE_SCALE_CLIENT) | (1u << ROLE_SCALE_QUORUM) |
+			       (1u << ROLE_SCALE_MANAGER) | (1u << ROLE_NSD_SERVER);
+
+	if (h->nhcas || (h->roles & ib_roles))
+		strbuf_addstr(sb, "ib ");
+	if (h->gpus.count || (h->roles & (1u << ROLE_GPU_WORKER)))
+		strbuf_addstr(sb, "gpu ");
+	if (h->roles & scale_roles)
+		strbuf_addstr(sb, "scale ");
+	strbuf_rtrim(sb);
+}
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int gather_task(struct task_ctx *t, void *arg)
+{
+	struct host_facts *hf = arg;
+	const struct host *h = task_host(t, 0);
+	struct strbuf fam = STRBUF_INIT, envv = STRBUF_INIT;
+	size_t script_len = 0;
+	const char *script = template_get("precheck/facts.sh", &script_len);
+	char *env[2] = { NULL, NULL };
+	struct remote_cmd cmd = { .command = "sh -s", .env = env };
+	struct cmd_result res;
+	double wall0;
+	int rc;
+
+	families(h, &fam);
+	strbuf_addf(&envv, "BRINGUP_FACTS=%s", fam.buf);
+	env[0] = envv.buf;
+	cmd.input = script;
+	cmd.input_len = script_len;
+	cmd_result_init(&res);
+	wall0 = wall_now();
+	rc = task_exec(t, 0, &cmd, &res, task_err(t));
+	if (rc)
+		goto out;
+	hf->round_trip_s = res.duration_s;
+	hf->login_s = res.first_output_s >= 0 ? res.first_output_s : res.duration_s;
+	if (res.outcome == CMD_TIMED_OUT) {
+		hf->timed_out = true;
+		rc = err_set(task_err(t), ERR_TIMEOUT,
+			     "host %s: gathering facts timed out after %.0f s", h->name,
+			     res.duration_s);
+		goto out;
+	}
+	if (res.outcome != CMD_EXITED) {
+		rc = err_set(task_err(t), ERR_SSH, "host %s: connection lost while gathering facts",
+			     h->name);
+		goto out;
+	}
+	rc = facts_split(res.out.buf, res.out.len, &hf->raw, task_err(t));
+	if (rc) {
+		err_prefix(task_err(t), "host %s: ", h->name);
+		goto out;
+	}
+	{
+		const char *d = fact_output(hf, "date", NULL);
+		if (d && *d && res.first_output_s >= 0) {
+			hf->clock_skew_s = strtod(d, NULL) - (wall0 + res.first_output_s);
+			hf->have_skew = true;
+		}
+	}
+	facts_parse(hf);
+out:
+	cmd_result_release(&res);
+	strbuf_release(&fam);
+	strbuf_release(&envv);
+	return rc;
+}
+
+int facts_gather(struct runner *r, const struct inventory *inv, const size_t *idx,
+		 size_t n, struct facts **ret, struct err *err)
+{
+	struct facts *f = xcalloc(1, sizeof(*f));
+	struct task *tasks = xcalloc(n ? n : 1, sizeof(*tasks));
+
+	(void)err;
+	f->inv = inv;
+	f->n = n;
+	f->h = xcalloc(n ? n : 1, sizeof(*f->h));
+	for (size_t i = 0; i < n; i++) {
+		f->h[i].host = idx[i];
+		tasks[i] = (struct task){ .hosts = &idx[i], .nhosts = 1,
+					  .fn = gather_task, .arg = &f->h[i] };
+	}
+	runner_run(r, tasks, n, NULL, NULL);
+	for (size_t i = 0; i < n; i++) {
+		f->h[i].rc = tasks[i].rc;
+		f->h[i].err = tasks[i].err; /* moves ownership */
+		tasks[i].err.msg = NULL;
+	}
+	free(tasks);
+	*ret = f;
+	return 0;
+}
+
+void facts_free(struct facts *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->n; i++) {
+		err_clear(&f->h[i].err);
+		json_decref(f->h[i].raw);
+		json_decref(f->h[i].parsed);
+		json_decref(f->h[i].parse_errors);
+	}
+	free(f->h);
+	free(f);
+}
+
+json_t *facts_to_json(const struct facts *f)
+{
+	json_t *hosts = json_object();
+
+	for (size_t i = 0; i < f->n; i++) {
+		const struct host_facts *hf = &f->h[i];
+		json_t *o = json_object();
+
+		if (hf->rc)
+			json_object_set_new(o, "error", json_string(err_msg(&hf->err)));
+		json_object_set_new(o, "round_trip_s", json_real(hf->round_trip_s));
+		if (hf->have_skew)
+			json_object_set_new(o, "clock_skew_s", json_real(hf->clock_skew_s));
+		if (hf->raw)
+			json_object_set(o, "raw", hf->raw);
+		if (hf->parsed)
+			json_object_set(o, "parsed", hf->parsed);
+		if (hf->parse_errors && json_object_size(hf->parse_errors))
+			json_object_set(o, "parse_errors", hf->parse_errors);
+		json_object_set_new(hosts, f->inv->hosts[hf->host].name, o);
+	}
+	return json_pack("{s:o}", "hosts", hosts);
+}

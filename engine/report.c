@@ -1,0 +1,402 @@
+/*
+ * Precheck report renderers; see report.h.
+ */
+#include "report.h"
+#include "nodeset.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool host_unreachable(const struct check_report *rep, size_t host)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		if (rep->r[i].host == host && !strcmp(rep->r[i].def->id, "ssh.reachable"))
+			return rep->r[i].status == CHECK_FAIL;
+	return false;
+}
+
+/* Worst status of a host: FAIL > WARN > PASS (skips do not count). */
+static enum check_status host_status(const struct check_report *rep, size_t host)
+{
+	enum check_status worst = CHECK_PASS;
+
+	for (size_t i = 0; i < rep->n; i++) {
+		if (rep->r[i].host != host)
+			continue;
+		if (rep->r[i].status == CHECK_FAIL)
+			return CHECK_FAIL;
+		if (rep->r[i].status == CHECK_WARN)
+			worst = CHECK_WARN;
+	}
+	return worst;
+}
+
+void report_count(const struct check_report *rep, struct report_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->hosts = rep->hosts_n;
+	c->unreachable = rep->unreachable;
+	for (size_t i = 0; i < rep->n; i++) {
+		switch (rep->r[i].status) {
+		case CHECK_PASS: c->pass++; break;
+		case CHECK_WARN: c->warn++; break;
+		case CHECK_FAIL: c->fail++; break;
+		case CHECK_SKIP: c->skip++; break;
+		}
+	}
+	for (size_t i = 0; i < rep->hosts_n; i++) {
+		enum check_status st = host_status(rep, rep->hosts[i]);
+		if (st == CHECK_FAIL)
+			c->hosts_failed++;
+		else if (st == CHECK_WARN)
+			c->hosts_warned++;
+		else
+			c->hosts_ok++;
+	}
+}
+
+/* ---- text --------------------------------------------------------------- */
+
+static const char *paint(bool colour, enum check_status st)
+{
+	static const char *const codes[] = { "\033[32m", "\033[33m", "\033[1;31m", "\033[2m" };
+	return colour ? codes[st] : "";
+}
+
+static const char *reset(bool colour)
+{
+	return colour ? "\033[0m" : "";
+}
+
+struct tally {
+	size_t n[4];
+};
+
+static void tally_host(const struct check_report *rep, size_t host, struct tally *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < rep->n; i++)
+		if (rep->r[i].host == host)
+			t->n[rep->r[i].status]++;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* Results that say the same thing about different hosts read as one line. */
+static bool same_finding(const struct check_result *a, const struct check_result *b)
+{
+	return a->def == b->def && a->status == b->status && same_str(a->subject, b->subject) &&
+	       same_str(a->expected, b->expected) && same_str(a->found, b->found);
+}
+
+static void text_findings(const struct check_report *rep, enum check_status which,
+			  bool colour, struct strbuf *out)
+{
+	bool *done = xcalloc(rep->n ? rep->n : 1, sizeof(*done));
+
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct check_result *r = &rep->r[i];
+		struct strlist hosts = STRLIST_INIT;
+		char *set;
+
+		if (done[i] || r->status != which)
+			continue;
+		for (size_t k = i; k < rep->n; k++) {
+			if (done[k] || !same_finding(r, &rep->r[k]))
+				continue;
+			done[k] = true;
+			if (strlist_index(&hosts, rep->inv->hosts[rep->r[k].host].name) < 0)
+				strlist_push(&hosts, rep->inv->hosts[rep->r[k].host].name);
+		}
+		set = nodeset_fold(hosts.v, hosts.n);
+		strbuf_addf(out, "%s%-4s%s %-18s %s%s%s\n", paint(colour, which),
+			    which == CHECK_FAIL ? "FAIL" : "WARN", reset(colour), r->def->id, set,
+			    r->subject ? " " : "", r->subject ? r->subject : "");
+		strbuf_addf(out, "     expected %s, found %s\n", r->expected ? r->expected : "-",
+			    r->found ? r->found : "-");
+		if (r->detail)
+			strbuf_addf(out, "     %s\n", r->detail);
+		strbuf_addf(out, "     hint: %s  [%s]\n", r->def->hint, r->def->id);
+		free(set);
+		strlist_clear(&hosts);
+	}
+	free(done);
+}
+
+void report_text(const struct check_report *rep, bool colour, struct strbuf *out)
+{
+	struct report_counts c;
+	bool *done = xcalloc(rep->hosts_n ? rep->hosts_n : 1, sizeof(*done));
+
+	report_count(rep, &c);
+	strbuf_addf(out, "%-24s %-7s %5s %5s %5s %5s\n", "HOSTS", "RESULT", "FAIL", "WARN",
+		    "PASS", "SKIP");
+	/* One line per host; hosts with the same result and counts fold. */
+	for (size_t i = 0; i < rep->hosts_n; i++) {
+		struct strlist names = STRLIST_INIT;
+		struct tally ti, tk;
+		enum check_status st = host_status(rep, rep->hosts[i]);
+		char *set;
+
+		if (done[i])
+			continue;
+		tally_host(rep, rep->hosts[i], &ti);
+		for (size_t k = i; k < rep->hosts_n; k++) {
+			tally_host(rep, rep->hosts[k], &tk);
+			if (done[k] || memcmp(&ti, &tk, sizeof(ti)) ||
+			    host_status(rep, rep->hosts[k]) != st)
+				continue;
+			done[k] = true;
+			strlist_push(&names, rep->inv->hosts[rep->hosts[k]].name);
+		}
+		set = nodeset_fold(names.v, names.n);
+		strbuf_addf(out, "%-24s %s%-7s%s %5zu %5zu %5zu %5zu\n", set, paint(colour, st),
+			    host_unreachable(rep, rep->hosts[i]) ? "DOWN" :
+			    st == CHECK_FAIL ? "FAIL" : st == CHECK_WARN ? "warn" : "ok",
+			    reset(colour), ti.n[CHECK_FAIL], ti.n[CHECK_WARN], ti.n[CHECK_PASS],
+			    ti.n[CHECK_SKIP]);
+		free(set);
+		strlist_clear(&names);
+	}
+	free(done);
+
+	if (c.fail || c.warn) {
+		strbuf_addstr(out, "\n");
+		text_findings(rep, CHECK_FAIL, colour, out);
+		text_findings(rep, CHECK_WARN, colour, out);
+	}
+	strbuf_addf(out, "\nprecheck: %zu hosts: %zu ok, %zu failed, %zu with warnings, "
+		    "%zu unreachable; checks: %zu passed, %zu failed, %zu warned, %zu skipped\n",
+		    c.hosts, c.hosts_ok, c.hosts_failed, c.hosts_warned, c.unreachable, c.pass,
+		    c.fail, c.warn, c.skip);
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+static json_t *jstr_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+json_t *report_json(const struct check_report *rep)
+{
+	struct report_counts c;
+	json_t *results = json_array(), *hosts = json_array();
+
+	report_count(rep, &c);
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct check_result *r = &rep->r[i];
+		json_array_append_new(results, json_pack(
+			"{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:s}",
+			"host", rep->inv->hosts[r->host].name, "check", r->def->id,
+			"status", check_status_name(r->status),
+			"severity", r->def->severity == SEV_FAIL ? "fail" : "warn",
+			"subject", jstr_or_null(r->subject), "expected", jstr_or_null(r->expected),
+			"found", jstr_or_null(r->found), "detail", jstr_or_null(r->detail),
+			"hint", r->def->hint));
+	}
+	for (size_t i = 0; i < rep->hosts_n; i++) {
+		struct tally t;
+		enum check_status st = host_status(rep, rep->hosts[i]);
+
+		tally_host(rep, rep->hosts[i], &t);
+		json_array_append_new(hosts, json_pack(
+			"{s:s, s:s, s:b, s:i, s:i, s:i, s:i}",
+			"host", rep->inv->hosts[rep->hosts[i]].name,
+			"status", check_status_name(st),
+			"reachable", !host_unreachable(rep, rep->hosts[i]),
+			"fail", (json_int_t)t.n[CHECK_FAIL], "warn", (json_int_t)t.n[CHECK_WARN],
+			"pass", (json_int_t)t.n[CHECK_PASS], "skip", (json_int_t)t.n[CHECK_SKIP]));
+	}
+	return json_pack("{s:{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}, s:o, s:o}",
+			 "summary", "hosts", (json_int_t)c.hosts, "hosts_ok", (json_int_t)c.hosts_ok,
+			 "hosts_failed", (json_int_t)c.hosts_failed,
+			 "hosts_warned", (json_int_t)c.hosts_warned,
+			 "unreachable", (json_int_t)c.unreachable, "passed", (json_int_t)c.pass,
+			 "failed", (json_int_t)c.fail, "warned", (json_int_t)c.warn,
+			 "skipped", (json_int_t)c.skip, "hosts", hosts, "results", results);
+}
+
+/* ---- JUnit ------------------------------------------------------------- */
+
+static void xml_escape(struct strbuf *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': strbuf_addstr(out, "&amp;"); break;
+		case '<': strbuf_addstr(out, "&lt;"); break;
+		case '>': strbuf_addstr(out, "&gt;"); break;
+		case '"': strbuf_addstr(out, "&quot;"); break;
+		case '\n': strbuf_addstr(out, "&#10;"); break;
+		default:
+			/* XML 1.0 forbids most control characters outright. */
+			if ((unsigned char)*s < 0x20 && *s != '\t')
+				strbuf_addch(out, '?');
+			else
+				strbuf_addch(out, *s);
+		}
+	}
+}
+
+static void finding_line(struct strbuf *sb, const struct check_result *r)
+{
+	if (r->subject)
+		strbuf_addf(sb, "%s: ", r->subject);
+	strbuf_addf(sb, "expected %s, found %s", r->expected ? r->expected : "-",
+		    r->found ? r->found : "-");
+	if (r->detail)
+		strbuf_addf(sb, " (%s)", r->detail);
+}
+
+/*
+ * One testcase per host and check (several subjects of one check on one
+ * host, the ports of an HCA say, make one testcase). Warnings pass, with the
+ * warning in system-out: JUnit has no warning state.
+ */
+void report_junit(const struct check_report *rep, double elapsed_s, struct strbuf *out)
+{
+	struct report_counts c;
+	size_t cases = 0, failures = 0;
+	struct strbuf body = STRBUF_INIT;
+
+	report_count(rep, &c);
+	for (size_t hi = 0; hi < rep->hosts_n; hi++) {
+		size_t host = rep->hosts[hi], tests = 0, fails = 0, skips = 0;
+		struct strbuf suite = STRBUF_INIT;
+
+		for (size_t k = 0; k < check_ndefs; k++) {
+			const struct check_def *d = &check_defs[k];
+			struct strbuf fail = STRBUF_INIT, warn = STRBUF_INIT, skip = STRBUF_INIT;
+			bool any = false;
+
+			for (size_t i = 0; i < rep->n; i++) {
+				const struct check_result *r = &rep->r[i];
+				struct strbuf *dst;
+
+				if (r->host != host || r->def != d)
+					continue;
+				any = true;
+				dst = r->status == CHECK_FAIL ? &fail : r->status == CHECK_WARN ? &warn :
+				      r->status == CHECK_SKIP ? &skip : NULL;
+				if (!dst)
+					continue;
+				if (dst->len)
+					strbuf_addstr(dst, "; ");
+				if (r->status == CHECK_SKIP)
+					strbuf_addf(dst, "%s%s%s", r->subject ? r->subject : "",
+						    r->subject ? ": " : "", r->detail ? r->detail : "skipped");
+				else
+					finding_line(dst, r);
+			}
+			if (any) {
+				tests++;
+				strbuf_addstr(&suite, "    <testcase classname=\"precheck.");
+				xml_escape(&suite, rep->inv->hosts[host].name);
+				strbuf_addf(&suite, "\" name=\"%s\" time=\"0\">", d->id);
+				if (fail.len) {
+					fails++;
+					strbuf_addf(&suite, "\n      <failure type=\"%s\" message=\"", d->id);
+					xml_escape(&suite, fail.buf);
+					strbuf_addstr(&suite, "\">hint: ");
+					xml_escape(&suite, d->hint);
+					strbuf_addstr(&suite, "</failure>\n    ");
+				} else if (skip.len && !warn.len) {
+					skips++;
+					strbuf_addstr(&suite, "\n      <skipped message=\"");
+					xml_escape(&suite, skip.buf);
+					strbuf_addstr(&suite, "\"/>\n    ");
+				}
+				if (warn.len) {
+					strbuf_addstr(&suite, "\n      <system-out>warning: ");
+					xml_escape(&suite, warn.buf);
+					strbuf_addstr(&suite, "</system-out>\n    ");
+				}
+				strbuf_addstr(&suite, "</testcase>\n");
+			}
+			strbuf_release(&fail);
+			strbuf_release(&warn);
+			strbuf_release(&skip);
+		}
+		strbuf_addstr(&body, "  <testsuite name=\"");
+		xml_escape(&body, rep->inv->hosts[host].name);
+		strbuf_addf(&body, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" "
+			    "hostname=\"", tests, fails, skips);
+		xml_escape(&body, rep->inv->hosts[host].ssh.address);
+		strbuf_addstr(&body, "\">\n");
+		strbuf_addstr(&body, suite.buf);
+		strbuf_addstr(&body, "  </testsuite>\n");
+		cases += tests;
+		failures += fails;
+		strbuf_release(&suite);
+	}
+	strbuf_addf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		    "<testsuites name=\"bringup precheck\" tests=\"%zu\" failures=\"%zu\" "
+		    "errors=\"0\" time=\"%.3f\">\n", cases, failures, elapsed_s);
+	strbuf_addstr(out, body.buf);
+	strbuf_addstr(out, "</testsuites>\n");
+	strbuf_release(&body);
+}
+
+/* ---- Prometheus -------------------------------------------------------- */
+
+static void prom_label(struct strbuf *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			strbuf_addch(out, '\\');
+		if (*s == '\n')
+			strbuf_addstr(out, "\\n");
+		else
+			strbuf_addch(out, *s);
+	}
+}
+
+void report_prom(const struct check_report *rep, double now, struct strbuf *out)
+{
+	strbuf_addstr(out,
+		"# HELP bringup_precheck_check_ok 1 if the check passed (or only warned) on the host, 0 if it failed.\n"
+		"# TYPE bringup_precheck_check_ok gauge\n");
+	for (size_t hi = 0; hi < rep->hosts_n; hi++) {
+		size_t host = rep->hosts[hi];
+
+		for (size_t k = 0; k < check_ndefs; k++) {
+			enum check_status st = CHECK_SKIP;
+
+			/* The worst of the check's results on the host; skips say nothing. */
+			for (size_t i = 0; i < rep->n; i++) {
+				const struct check_result *r = &rep->r[i];
+				if (r->host != host || r->def != &check_defs[k])
+					continue;
+				if (r->status == CHECK_FAIL)
+					st = CHECK_FAIL;
+				else if (r->status == CHECK_WARN && st != CHECK_FAIL)
+					st = CHECK_WARN;
+				else if (r->status == CHECK_PASS && st == CHECK_SKIP)
+					st = CHECK_PASS;
+			}
+			if (st == CHECK_SKIP)
+				continue;
+			strbuf_addstr(out, "bringup_precheck_check_ok{host=\"");
+			prom_label(out, rep->inv->hosts[host].name);
+			strbuf_addf(out, "\",check=\"%s\",severity=\"%s\"} %d\n", check_defs[k].id,
+				    check_defs[k].severity == SEV_FAIL ? "fail" : "warn",
+				    st == CHECK_FAIL ? 0 : 1);
+		}
+	}
+	strbuf_addstr(out,
+		"# HELP bringup_precheck_host_reachable 1 if precheck could gather facts from the host.\n"
+		"# TYPE bringup_precheck_host_reachable gauge\n");
+	for (size_t hi = 0; hi < rep->hosts_n; hi++) {
+		strbuf_addstr(out, "bringup_precheck_host_reachable{host=\"");
+		prom_label(out, rep->inv->hosts[rep->hosts[hi]].name);
+		strbuf_addf(out, "\"} %d\n", host_unreachable(rep, rep->hosts[hi]) ? 0 : 1);
+	}
+	strbuf_addf(out,
+		"# HELP bringup_precheck_last_run_timestamp_seconds When precheck last ran.\n"
+		"# TYPE bringup_precheck_last_run_timestamp_seconds gauge\n"
+		"bringup_precheck_last_run_timestamp_seconds %.3f\n", now);
+}

@@ -1,0 +1,29 @@
+/*
+ * Renderers for a precheck report: text for people, JSON for scripts, JUnit
+ * XML for CI servers, Prometheus text format for node_exporter's textfile
+ * collector. They fill a strbuf; cmd/ decides where it goes.
+ */
+#ifndef BRINGUP_REPORT_H
+#define BRINGUP_REPORT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "check.h"
+#include "strbuf.h"
+
+struct report_counts {
+	size_t hosts, hosts_ok, hosts_failed, hosts_warned, unreachable;
+	size_t pass, warn, fail, skip;
+};
+
+void report_count(const struct check_report *rep, struct report_counts *ret);
+
+/* colour: ANSI colours for a terminal. */
+void report_text(const struct check_report *rep, bool colour, struct strbuf *out);
+json_t *report_json(const struct check_report *rep);
+void report_junit(const struct check_report *rep, double elapsed_s, struct strbuf *out);
+/* now: the run's Unix time, for the timestamp gauge. */
+void report_prom(const struct check_report *rep, double now, struct strbuf *out);
+
+#endif

@@ -7,7 +7,7 @@
 # State written by sim-init-gpu (one file per GPU, shell-sourceable):
 #   state/gpu/N.conf   BUS SERIAL UUID SOCKET GEN_MAX GEN_CUR WIDTH_MAX
 #                      WIDTH_CUR REMAP_CORR REMAP_UNCORR REMAP_PENDING
-#                      REMAP_FAILURE
+#                      REMAP_FAILURE PERSISTENCE
 #   state/gpu/hcas     "name bus gen width socket" per HCA, for lspci/topo
 # Faults are applied when printing, never written into state, so that
 # `sim-fault clear` restores the node.
@@ -83,6 +83,7 @@ gen_speed() {
 # sets THROTTLE (Active|Not Active) and the effective PCIe link.
 gpu_load() {
 	[ -f "$SIM_STATE/gpu/$1.conf" ] || return 1
+	PERSISTENCE=Enabled
 	. "$SIM_STATE/gpu/$1.conf"
 	THROTTLE="Not Active"
 	if sim_fault gpu-throttle && [ "$(sim_fault_word gpu-throttle 1 0)" = "$1" ]; then

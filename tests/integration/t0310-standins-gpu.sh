@@ -66,6 +66,15 @@ on "$N1" nvidia-smi --query-gpu=clocks_event_reasons.hw_power_brake_slowdown --f
 [ "$(on "$H" nvidia-smi --query-gpu=clocks_event_reasons.hw_power_brake_slowdown --format=csv,noheader | sort -u)" = "Not Active" ] ||
 	fail "healthy H100 reports a power brake"
 
+# persistence mode: off on a bare node until -pm 1, which every node sees
+on "$D/bare01" nvidia-smi | grep -c '^|   [0-7]  Tesla V100-SXM2-32GB          Off  |' | grep -qx 8 ||
+	fail "a bare node's GPUs are not in persistence mode"
+on "$D/bare01" nvidia-smi -pm 1 -i 0 >"$OUT/a" || fail "nvidia-smi -pm failed"
+printf '%s\n' "Enabled persistence mode for GPU 00000000:06:00.0." "All done." | diff -u - "$OUT/a" ||
+	fail "-pm 1 output"
+[ "$(on "$D/bare01" nvidia-smi --query-gpu=persistence_mode --format=csv,noheader | sort | uniq -c | tr -s ' ')" = "$(printf ' 7 Disabled\n 1 Enabled')" ] ||
+	fail "-pm 1 -i 0 must enable GPU 0 only"
+
 # a node without GPUs (storage, masters) has no driver at all
 mknode "$D/cpu01" cpu01 0 1 ready dgx1
 sed -i "s/^GPU_COUNT=.*/GPU_COUNT='0'/" "$D/cpu01/node.conf"

@@ -167,7 +167,9 @@ static int ibstat_line(void *state, struct pline *ln, struct err *err)
 
 	if (!*s)
 		return 0;
-	if ((p = skip_prefix(s, "CA '")) && ln->indent == 0) {
+	/* "ibstat CA PORT" prints "CA: 'name'" and unindented port fields */
+	if (((p = skip_prefix(s, "CA '")) || (p = skip_prefix(s, "CA: '"))) &&
+	    ln->indent == 0) {
 		char *q = strchr(p, '\'');
 
 		if (!q || q[1])

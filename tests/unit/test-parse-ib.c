@@ -115,6 +115,22 @@ static void test_ibstat_cx6dx_roce_down(void **state)
 	json_decref(j);
 }
 
+/* `ibstat mlx5_1 1`: the layout of rdma-core ibstat.c for one port (the
+ * values are the DGX-1 seed's mlx5_1). */
+static void test_ibstat_one_port_form(void **state)
+{
+	const char text[] = "CA: 'mlx5_1'\nPort 1:\nState: Active\n"
+			    "Physical state: LinkUp\nRate: 100\nBase lid: 13\n"
+			    "Port GUID: 0xec0d9a030044d608\nLink layer: InfiniBand\n";
+	json_t *j = parse_text("ibstat", text, sizeof(text) - 1);
+
+	(void)state;
+	assert_jstr_at(j, "cas/0/name", "mlx5_1");
+	assert_jint_at(j, "cas/0/ports/0/rate", 100);
+	assert_jstr_at(j, "cas/0/ports/0/port_guid", "0xec0d9a030044d608");
+	json_decref(j);
+}
+
 static void test_ibstat_malformed(void **state)
 {
 	(void)state;
@@ -264,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_ibstat_cx6_one_port_down_spaces),
 		cmocka_unit_test(test_ibstat_cx7_polling_redacted),
 		cmocka_unit_test(test_ibstat_cx6dx_roce_down),
+		cmocka_unit_test(test_ibstat_one_port_form),
 		cmocka_unit_test(test_ibstat_malformed),
 		cmocka_unit_test(test_ibstatus_dgx1_edr),
 		cmocka_unit_test(test_ibstatus_azure_hdr_and_eth),

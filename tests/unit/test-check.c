@@ -1,0 +1,336 @@
+/*
+ * Precheck on facts built from real captured outputs (tests/fixtures/tools):
+ * healthy samples pass, degraded ones fail naming the port or GPU, and a
+ * failed prerequisite turns its dependants into skips that name it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../engine/check.h"
+#include "../../engine/facts.h"
+#include "../../engine/inventory.h"
+#include "../../engine/report.h"
+#include "../../engine/strbuf.h"
+#include "../../engine/xalloc.h"
+
+#define FIX "tests/fixtures/tools/"
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	struct strbuf sb = STRBUF_INIT;
+	char buf[4096];
+	size_t n;
+
+	assert_non_null(f);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(&sb, buf, n);
+	fclose(f);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* A DGX-1 as the Redpaper has it; vars as a test needs them. */
+static struct inventory *dgx1_inventory(const char *extra_vars)
+{
+	struct strbuf y = STRBUF_INIT;
+	struct inventory *inv = NULL;
+	struct err err = ERR_INIT;
+
+	strbuf_addf(&y,
+		"cluster:\n"
+		"  name: t\n"
+		"  vars: { ofed_version: MLNX_OFED_LINUX-4.7-1.0.0.1%s }\n"
+		"hardware:\n"
+		"  dgx1:\n"
+		"    hcas:\n"
+		"      - { names: \"mlx5_[0-3]\", rate: 100 Gb/s 4X EDR }\n"
+		"    gpus: { count: 8, model: H100 }\n"
+		"hosts:\n"
+		"  dgx01: { address: 127.0.0.1, hardware: dgx1 }\n"
+		"groups:\n"
+		"  gpu_worker: { hosts: dgx01 }\n", extra_vars ? extra_vars : "");
+	if (inventory_load_buf("t.yaml", y.buf, y.len, &inv, &err))
+		fail_msg("inventory: %s", err_msg(&err));
+	strbuf_release(&y);
+	return inv;
+}
+
+struct section {
+	const char *name;
+	const char *file;  /* fixture path, or NULL to use text */
+	const char *text;
+	int rc;
+};
+
+/* Facts for host 0 from fixture files, as if facts.sh had printed them. */
+static struct facts *make_facts(const struct inventory *inv, const struct section *s, size_t n)
+{
+	struct facts *f = xcalloc(1, sizeof(*f));
+	struct host_facts *hf;
+
+	f->inv = inv;
+	f->n = 1;
+	f->h = xcalloc(1, sizeof(*f->h));
+	hf = &f->h[0];
+	hf->raw = json_object();
+	hf->have_skew = true;
+	for (size_t i = 0; i < n; i++) {
+		char *text = s[i].file ? slurp(s[i].file) : xstrdup(s[i].text);
+		json_object_set_new(hf->raw, s[i].name,
+				    json_pack("{s:i, s:s}", "rc", s[i].rc, "output", text));
+		free(text);
+	}
+	facts_parse(hf);
+	return f;
+}
+
+static const struct check_result *find(const struct check_report *rep, const char *id,
+				       const char *subject)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		if (!strcmp(rep->r[i].def->id, id) &&
+		    ((!subject && !rep->r[i].subject) ||
+		     (subject && rep->r[i].subject && !strcmp(subject, rep->r[i].subject))))
+			return &rep->r[i];
+	return NULL;
+}
+
+static struct check_report *run(const struct inventory *inv, const struct facts *f,
+				const char *only)
+{
+	struct check_opts o = { STRLIST_INIT, STRLIST_INIT };
+	struct check_report *rep = NULL;
+	struct err err = ERR_INIT;
+
+	if (only)
+		strlist_push(&o.only, only);
+	assert_int_equal(checks_run(inv, f, &o, &rep, &err), 0);
+	strlist_clear(&o.only);
+	return rep;
+}
+
+static void test_split_frames_sections_with_exit_codes(void **state)
+{
+	const char *out = "\n::bringup-fact:: date\n1795260620.5\n\n::bringup-rc:: date 0\n"
+			  "\n::bringup-fact:: ofed_info\nbash: ofed_info: command not found\n"
+			  "\n::bringup-rc:: ofed_info 127\n";
+	json_t *j = NULL;
+	struct err err = ERR_INIT;
+
+	(void)state;
+	assert_int_equal(facts_split(out, strlen(out), &j, &err), 0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "date"), "output")),
+			    "1795260620.5\n");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "ofed_info"), "rc")), 127);
+	json_decref(j);
+}
+
+static void test_split_names_the_line_of_a_cut_section(void **state)
+{
+	const char *out = "\n::bringup-fact:: date\n1\n\n::bringup-rc:: date 0\n"
+			  "\n::bringup-fact:: lsmod\nModule Size Used by\n";
+	json_t *j = NULL;
+	struct err err = ERR_INIT;
+
+	(void)state;
+	assert_int_equal(facts_split(out, strlen(out), &j, &err), ERR_PARSE);
+	assert_non_null(strstr(err_msg(&err), "line 7"));
+	assert_non_null(strstr(err_msg(&err), "lsmod"));
+	err_clear(&err);
+}
+
+static void test_healthy_dgx1_ports_pass(void **state)
+{
+	struct inventory *inv = dgx1_inventory(NULL);
+	const struct section s[] = {
+		{ "ibstatus", FIX "ibstatus/dgx1_4x_edr100_healthy_seed_reconstructed.txt", NULL, 0 },
+		{ "ibstat", NULL,
+		  "CA 'mlx5_0'\n\tCA type: MT4115\n\tNumber of ports: 1\n\tFirmware version: 12.26.4012\n"
+		  "\tHardware version: 0\n\tNode GUID: 0xec0d9a030044d2d0\n\tSystem image GUID: 0xec0d9a030044d2d0\n"
+		  "\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 100\n\t\tBase lid: 11\n"
+		  "\t\tLMC: 0\n\t\tSM lid: 9\n\t\tCapability mask: 0x2651e848\n\t\tPort GUID: 0xec0d9a030044d2d0\n"
+		  "\t\tLink layer: InfiniBand\n", 0 },
+	};
+	struct facts *f = make_facts(inv, s, 2);
+	struct check_report *rep = run(inv, f, "ib.*");
+	const struct check_result *r;
+
+	(void)state;
+	r = find(rep, "ib.port_state", "mlx5_0/1");
+	assert_non_null(r);
+	assert_int_equal(r->status, CHECK_PASS);
+	r = find(rep, "ib.port_rate", "mlx5_0/1");
+	assert_non_null(r);
+	assert_int_equal(r->status, CHECK_PASS);
+	assert_string_equal(r->found, "100 Gb/s 4X EDR");
+	/* The inventory expects mlx5_1..3 too; this ibstat shows only mlx5_0. */
+	r = find(rep, "ib.hca_present", "mlx5_3/1");
+	assert_non_null(r);
+	assert_int_equal(r->status, CHECK_FAIL);
+	check_report_free(rep);
+	facts_free(f);
+	inventory_free(inv);
+}
+
+static void test_degraded_width_fails_naming_the_port(void **state)
+{
+	struct inventory *inv = dgx1_inventory(NULL);
+	char *ibstatus = slurp(FIX "ibstatus/dgx1_4x_edr100_healthy_seed_reconstructed.txt");
+	char *p = strstr(ibstatus, "100 Gb/sec (4X EDR)");
+	struct section s[2] = {
+		{ "ibstatus", NULL, NULL, 0 },
+		{ "ibstat", NULL,
+		  "CA 'mlx5_0'\n\tCA type: MT4115\n\tNumber of ports: 1\n\tFirmware version: 12.26.4012\n"
+		  "\tHardware version: 0\n\tNode GUID: 0xec0d9a030044d2d0\n\tSystem image GUID: 0xec0d9a030044d2d0\n"
+		  "\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 25\n\t\tBase lid: 11\n"
+		  "\t\tLMC: 0\n\t\tSM lid: 9\n\t\tCapability mask: 0x2651e848\n\t\tPort GUID: 0xec0d9a030044d2d0\n"
+		  "\t\tLink layer: InfiniBand\n", 0 },
+	};
+	struct facts *f;
+	struct check_report *rep;
+	const struct check_result *r;
+
+	(void)state;
+	assert_non_null(p);
+	memcpy(p, " 25 Gb/sec (1X EDR)", strlen(" 25 Gb/sec (1X EDR)")); /* same length */
+	s[0].text = ibstatus;
+	f = make_facts(inv, s, 2);
+	rep = run(inv, f, "ib.port_rate");
+	r = find(rep, "ib.port_rate", "mlx5_0/1");
+	assert_non_null(r);
+	assert_int_equal(r->status, CHECK_FAIL);
+	assert_string_equal(r->expected, "100 Gb/s 4X EDR");
+	assert_string_equal(r->found, "25 Gb/s 1X EDR");
+	check_report_free(rep);
+	facts_free(f);
+	inventory_free(inv);
+	free(ibstatus);
+}
+
+static void test_power_brake_fails_each_gpu(void **state)
+{
+	struct inventory *inv = dgx1_inventory(NULL);
+	const struct section s[] = {
+		{ "nvidia-smi-q", FIX "nvidia-smi-q/h100_8x_535_hw_slowdown_active_degraded.txt", NULL, 0 },
+	};
+	struct facts *f = make_facts(inv, s, 1);
+	struct check_report *rep = run(inv, f, "gpu.*");
+	size_t fails = 0;
+
+	(void)state;
+	for (size_t i = 0; i < rep->n; i++)
+		if (!strcmp(rep->r[i].def->id, "gpu.throttle") && rep->r[i].status == CHECK_FAIL)
+			fails++;
+	assert_int_equal(fails, 8);
+	assert_int_equal(find(rep, "gpu.count", NULL)->status, CHECK_PASS);
+	check_report_free(rep);
+	facts_free(f);
+	inventory_free(inv);
+}
+
+static void test_missing_peermem_skips_gpudirect_naming_it(void **state)
+{
+	struct inventory *inv = dgx1_inventory(NULL);
+	const struct section s[] = {
+		{ "lsmod", NULL, "Module                  Size  Used by\nib_core               363078  0\n", 0 },
+		{ "memlock-ulimit", NULL, "unlimited\n", 0 },
+		{ "nvidia-smi-q", FIX "nvidia-smi-q/h100_8x_535_hw_slowdown_active_degraded.txt", NULL, 0 },
+	};
+	struct facts *f = make_facts(inv, s, 3);
+	struct check_report *rep = run(inv, f, NULL);
+	const struct check_result *r;
+
+	(void)state;
+	assert_int_equal(find(rep, "peermem.loaded", NULL)->status, CHECK_FAIL);
+	r = find(rep, "gpudirect.usable", NULL);
+	assert_non_null(r);
+	assert_int_equal(r->status, CHECK_SKIP);
+	assert_string_equal(r->detail, "needs peermem.loaded");
+	check_report_free(rep);
+	facts_free(f);
+	inventory_free(inv);
+}
+
+static void test_severity_override_turns_failure_into_warning(void **state)
+{
+	struct inventory *inv = dgx1_inventory(", precheck_severity: { gpu.throttle: warn }");
+	const struct section s[] = {
+		{ "nvidia-smi-q", FIX "nvidia-smi-q/h100_8x_535_hw_slowdown_active_degraded.txt", NULL, 0 },
+	};
+	struct facts *f = make_facts(inv, s, 1);
+	struct check_report *rep = run(inv, f, "gpu.throttle");
+	struct report_counts c;
+
+	(void)state;
+	report_count(rep, &c);
+	assert_int_equal(c.fail, 0);
+	assert_int_equal(c.warn, 8);
+	check_report_free(rep);
+	facts_free(f);
+	inventory_free(inv);
+}
+
+static void test_unknown_check_id_is_a_usage_error(void **state)
+{
+	struct inventory *inv = dgx1_inventory(NULL);
+	struct facts *f = make_facts(inv, NULL, 0);
+	struct check_opts o = { STRLIST_INIT, STRLIST_INIT };
+	struct check_report *rep = NULL;
+	struct err err = ERR_INIT;
+
+	(void)state;
+	strlist_push(&o.only, "ib.port_sate");
+	assert_int_equal(checks_run(inv, f, &o, &rep, &err), ERR_USAGE);
+	assert_non_null(strstr(err_msg(&err), "ib.port_sate"));
+	err_clear(&err);
+	strlist_clear(&o.only);
+	facts_free(f);
+	inventory_free(inv);
+}
+
+static void test_text_report_folds_hosts_and_names_the_check(void **state)
+{
+	struct inventory *inv = dgx1_inventory(NULL);
+	const struct section s[] = {
+		{ "lsmod", NULL, "Module                  Size  Used by\nnouveau              1896005  0\n", 0 },
+	};
+	struct facts *f = make_facts(inv, s, 1);
+	struct check_report *rep = run(inv, f, "nouveau.absent");
+	struct strbuf out = STRBUF_INIT;
+
+	(void)state;
+	report_text(rep, false, &out);
+	assert_non_null(strstr(out.buf, "FAIL nouveau.absent     dgx01"));
+	assert_non_null(strstr(out.buf, "[nouveau.absent]"));
+	assert_null(strstr(out.buf, "\033["));
+	strbuf_release(&out);
+	report_prom(rep, 1.0, &out);
+	assert_non_null(strstr(out.buf,
+		"bringup_precheck_check_ok{host=\"dgx01\",check=\"nouveau.absent\",severity=\"fail\"} 0\n"));
+	strbuf_release(&out);
+	check_report_free(rep);
+	facts_free(f);
+	inventory_free(inv);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split_frames_sections_with_exit_codes),
+		cmocka_unit_test(test_split_names_the_line_of_a_cut_section),
+		cmocka_unit_test(test_healthy_dgx1_ports_pass),
+		cmocka_unit_test(test_degraded_width_fails_naming_the_port),
+		cmocka_unit_test(test_power_brake_fails_each_gpu),
+		cmocka_unit_test(test_missing_peermem_skips_gpudirect_naming_it),
+		cmocka_unit_test(test_severity_override_turns_failure_into_warning),
+		cmocka_unit_test(test_unknown_check_id_is_a_usage_error),
+		cmocka_unit_test(test_text_report_folds_hosts_and_names_the_check),
+	};
+	return cmocka_run_group_tests_name("check", tests, NULL, NULL);
+}

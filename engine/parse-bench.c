@@ -191,8 +191,7 @@ static int tfcnn_step(struct tfcnn_state *st, const char *s)
 }
 
 /* "Batch size:  128 global" then "             64 per device" */
-static void tfcnn_header(struct tfcnn_state *st, struct pline *ln, char *key,
-			 char *val)
+static void tfcnn_header(struct tfcnn_state *st, char *key, char *val)
 {
 	char *name = slug(key);
 	long long n;
@@ -209,7 +208,6 @@ static void tfcnn_header(struct tfcnn_state *st, struct pline *ln, char *key,
 			quotes += *p == '\'';
 		jset_int(st->root, "num_gpus", quotes / 2);
 	}
-	(void)ln;
 	free(name);
 }
 
@@ -231,7 +229,10 @@ static int tfcnn_line(void *state, struct pline *ln, struct err *err)
 		return 0;
 	}
 	if (isdigit((unsigned char)*s)) {
-		if (ln->indent > 0 && sscanf(s, "%lld per device", &n) == 1) {
+		int used = 0;
+
+		if (ln->indent > 0 && sscanf(s, "%lld per device%n", &n, &used) == 1 &&
+		    !s[used]) {
 			jset_int(st->root, "batch_per_device", n);
 			return 0;
 		}
@@ -240,7 +241,7 @@ static int tfcnn_line(void *state, struct pline *ln, struct err *err)
 		return 0;
 	}
 	if (ln->indent == 0 && split_kv(s, ':', &key, &val)) {
-		tfcnn_header(st, ln, key, val);
+		tfcnn_header(st, key, val);
 		return 0;
 	}
 	return pline_error(ln, err, "not a tf_cnn_benchmarks line");

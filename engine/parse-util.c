@@ -185,12 +185,13 @@ int parse_dbl(const char *s, double *ret)
 {
 	char *end;
 
-	if (!*s || isspace((unsigned char)*s))
+	/* strtod also takes "nan", "inf" and hex ("0x02c9"): tools print
+	 * those as words and ids, so keep them strings */
+	if (!*s || strspn(s, "0123456789+-.eE") != strlen(s))
 		return -1;
 	errno = 0;
 	*ret = strtod(s, &end);
-	/* strtod takes "nan" and "inf"; tools print those as words, keep them */
-	return errno || *end || !isfinite(*ret) ? -1 : 0;
+	return errno || *end ? -1 : 0;
 }
 
 json_t *json_number_or_string(const char *s)

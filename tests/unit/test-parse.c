@@ -69,6 +69,8 @@ static void test_numbers_and_slugs(void **state)
 	assert_int_equal(parse_ll("", 10, &ll), -1);
 	assert_int_equal(parse_dbl("5e-07", &d), 0);
 	assert_int_equal(parse_dbl("nan", &d), -1);
+	assert_int_equal(parse_dbl("0x02c9", &d), -1);
+	assert_int_equal(parse_dbl("-1.5", &d), 0);
 	j = json_number_or_string("N/A");
 	assert_string_equal(json_string_value(j), "N/A");
 	json_decref(j);

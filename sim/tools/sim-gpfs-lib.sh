@@ -96,13 +96,15 @@ gpfs_node_list() {
 	fi
 }
 
-# gpfs_targets ALL NODES: names a command acts on: -a, -N list, or this node.
+# gpfs_targets ALL NODES: names a command acts on: -a, -N list, or this
+# node. Run it in $(...) || exit: an unknown node fails the command.
 gpfs_targets() {
 	if [ "$1" = 1 ]; then
 		gpfs_node_list all
 	elif [ -n "$2" ]; then
-		gpfs_node_list "$2" | while read -r n; do
+		for n in $(gpfs_node_list "$2"); do
 			r=$(gpfs_resolve "${n%%:*}")
+			[ -n "$r" ] || gpfs_fail "Incorrect node ${n%%:*} specified for command."
 			echo "${r%% *}"
 		done
 	else
@@ -188,7 +190,7 @@ mmgetstate() {
 		shift
 	done
 	gpfs_require_member
-	targets=$(gpfs_targets "$all" "$nodes")
+	targets=$(gpfs_targets "$all" "$nodes") || exit 1
 	echo
 	if [ "$long" = 1 ]; then
 		echo " Node number  Node name       Quorum  Nodes up  Total nodes  GPFS state    Remarks"
@@ -238,17 +240,20 @@ mmcrcluster() {
 }
 
 gpfs_crcluster() {
-	[ -f "$G/cluster" ] && gpfs_member "$NODE_NAME" &&
-		gpfs_fail "This node already belongs to a GPFS cluster."
 	list=$(gpfs_node_list "$1")
 	first=
 	for d in $list; do
 		r=$(gpfs_resolve "${d%%:*}")
 		[ -n "$r" ] || gpfs_fail "Unable to resolve host name ${d%%:*}."
+		gpfs_member "${r%% *}" &&
+			gpfs_fail "Node ${r%% *} already belongs to a GPFS cluster."
 		[ -f "$G/installed/${r%% *}" ] ||
 			gpfs_fail "${r%% *}:  /usr/lpp/mmfs/bin/mmremote: No such file or directory"
 		[ -n "$first" ] || first=${r%% *}
 	done
+	# one cluster per simulated cluster: never overwrite another's members
+	[ -s "$G/nodes" ] && [ -f "$G/cluster" ] &&
+		gpfs_fail "The simulator holds one GPFS cluster and $(awk 'NR == 1 { print $2 }' "$G/nodes") belongs to it; delete it first (mmdelnode -a)."
 	echo "mmcrcluster: Performing preliminary node verification ..."
 	echo "mmcrcluster: Processing quorum and other critical nodes ..."
 	name=${2:-$first}
@@ -335,7 +340,7 @@ mmchlicense() {
 }
 
 gpfs_chlicense() {
-	targets=$(gpfs_targets 0 "$2")
+	targets=$(gpfs_targets 0 "$2") || exit 1
 	echo
 	echo "The following nodes will be designated as possessing $1 licenses:"
 	for n in $targets; do
@@ -356,7 +361,7 @@ gpfs_parse_targets() {
 		case $1 in -a) _all=1;; -N) shift; _nodes=$1;; esac
 		shift
 	done
-	TARGETS=$(gpfs_targets "$_all" "$_nodes")
+	TARGETS=$(gpfs_targets "$_all" "$_nodes") || exit 1
 }
 
 mmstartup() {
@@ -437,6 +442,11 @@ gpfs_chconfig() {
 	echo "$1" | tr ',' '\n' | while IFS= read -r kv; do
 		a=${kv%%=*} v=${kv#*=}
 		v=$(echo "$v" | sed 's/^"\(.*\)"$/\1/')
+		if [ "$a" = autoload ]; then	# a cluster attribute, shown in the header
+			awk -v v="$v" '{ $5 = (v == "DEFAULT" ? "no" : v); print }' "$G/cluster" >"$G/cluster.tmp" &&
+				mv "$G/cluster.tmp" "$G/cluster"
+			continue
+		fi
 		awk -F '\t' -v OFS='\t' -v l="$2" -v a="$a" -v v="$v" '
 		$1 == l && $2 == a { if (v != "DEFAULT") print l, a, v; f = 1; next }
 		{ print }
@@ -453,7 +463,7 @@ mmremotecluster() {
 	gpfs_require_member
 	case $sub in
 	add | update)
-		name=$1 contact= 
+		name=$1 contact=
 		shift
 		while [ $# -gt 0 ]; do
 			case $1 in -n) shift; contact=$1;; -k) shift;; esac

@@ -62,6 +62,8 @@ on "$B" mmgetstate -a | grep -q '^       4      dgx04            down$' || fail 
 on "$A" mmaddnode -N dgx04 >/dev/null 2>&1 && fail "adding a member twice must fail"
 on "$A" mmaddnode -N nosuch >/dev/null 2>&1 && fail "adding an unknown node must fail"
 on "$A" mmchlicense client --accept -N dgx04 >/dev/null || fail "mmchlicense failed"
+on "$A" mmstartup -N nosuch >/dev/null 2>"$OUT/err" && fail "mmstartup of an unknown node must fail"
+grep -q '^mmstartup: Incorrect node nosuch specified for command\.$' "$OUT/err" || fail "unknown node message"
 on "$BARE" mmstartup >/dev/null || fail "mmstartup failed"
 on "$A" mmgetstate -N dgx04 | grep -q 'dgx04  *active$' || fail "dgx04 must be active"
 on "$BARE" mmmount ess3000_4M >/dev/null || fail "mmmount failed"
@@ -75,6 +77,10 @@ on "$B" mmlsconfig | sed -n '/^\[dgx04\]$/,/^\[common\]$/p' >"$OUT/a"
 printf '%s\n' '[dgx04]' 'verbsRdma enable' 'verbsRdmaSend yes' 'verbsPorts mlx5_0/1 mlx5_1/1' '[common]' |
 	diff -u - "$OUT/a" || fail "mmchconfig -N stanza wrong"
 on "$B" mmlsconfig verbsPorts | grep -qx 'verbsPorts mlx5_0/1 mlx5_1/1 \[dgx04\]' || fail "mmlsconfig ATTR"
+on "$A" mmchconfig autoload=no >/dev/null || fail "mmchconfig autoload failed"
+[ "$(on "$B" mmlsconfig | grep -c '^autoload')" -eq 1 ] && on "$B" mmlsconfig | grep -qx 'autoload no' ||
+	fail "autoload is a cluster attribute shown once"
+on "$A" mmchconfig autoload=yes >/dev/null
 on "$A" mmchconfig verbsPorts=DEFAULT -N dgx04 >/dev/null
 on "$B" mmlsconfig | grep -q 'mlx5_0/1 mlx5_1/1$' && fail "DEFAULT must remove the value"
 
@@ -84,6 +90,10 @@ on "$BARE" mmshutdown >/dev/null || fail "mmshutdown failed"
 on "$A" mmlsmount ess3000_4M | grep -q 'is mounted on 3 nodes\.$' || fail "shutdown must unmount"
 on "$A" mmdelnode -N dgx04 >/dev/null || fail "mmdelnode failed"
 on "$B" mmlscluster | diff -u "$FIX/expected/mmlscluster.txt" - || fail "cluster not back to ready"
+on "$BARE" mmcrcluster -N dgx04 >/dev/null 2>&1 && fail "a second cluster must not replace the first"
+on "$A" mmcrcluster -N dgx01,dgx04 >/dev/null 2>"$OUT/err" && fail "a member cannot create a cluster"
+grep -q '^mmcrcluster: Node dgx01 already belongs to a GPFS cluster\.$' "$OUT/err" || fail "member message"
+on "$B" mmlscluster | diff -u "$FIX/expected/mmlscluster.txt" - || fail "failed mmcrcluster changed the cluster"
 
 # --- layouts of a cluster built like the real captures' ----------------------------------
 CLUSTER=$TEST_DIR/cnsa

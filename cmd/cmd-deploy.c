@@ -1,0 +1,543 @@
+/*
+ * bringup deploy: run a playbook's stages on the cluster (engine/deploy.h),
+ * print one line per state change and a summary folded by node set (or the
+ * summary as JSON), keep a journal for --resume.
+ */
+#include "cmd.h"
+#include "version.h"
+#include "../engine/deploy.h"
+#include "../engine/nodeset.h"
+#include "../engine/runner.h"
+#include "../engine/template.h"
+#include "../engine/xalloc.h"
+#include "../modules/module.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_PLAYBOOK "playbooks/deploy.yaml"
+
+struct out {
+	bool json, tty, check;
+	const struct inventory *inv;
+	const struct playbook *pb;
+};
+
+static struct deploy *active;
+
+static void on_signal(int sig)
+{
+	/* A second ^C kills us the usual way; the journal is safe either way. */
+	signal(sig, SIG_DFL);
+	if (active)
+		deploy_cancel(active);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: bringup deploy -i INVENTORY [options]\n"
+		"\n"
+		"Runs the stages of a playbook (default: the built-in deploy playbook) on the\n"
+		"cluster: stages in order, the hosts of a stage in parallel. Each stage checks\n"
+		"first and changes only what differs, so a second run changes nothing.\n"
+		"\n"
+		"  -i, --inventory FILE      inventory (YAML)\n"
+		"  -p, --playbook FILE       playbook to run instead of the built-in one\n"
+		"  -C, --check               plan only: show what would change (with diffs), change nothing\n"
+		"  -l, --limit HOSTS         node sets and/or group names, comma-separated\n"
+		"  -t, --tags T[,T]          only stages with one of these tags (or names)\n"
+		"      --skip-tags T[,T]     never stages with one of these tags (or names)\n"
+		"      --start-at STAGE      skip the stages before STAGE\n"
+		"      --resume              continue the last run: skip what its journal says is done\n"
+		"      --state-dir DIR       journal and logs (default ~/.local/state/bringup/CLUSTER)\n"
+		"  -o, --output text|json    the summary as text (default) or JSON\n"
+		"  -f, --forks N             hosts worked on at once (default %d)\n"
+		"      --timeout S           per-command time limit (default: the inventory's)\n"
+		"      --accept-new-host-keys  record unknown host keys (changed keys are refused)\n"
+		"      --list-modules        print the modules playbooks can use\n"
+		"\n"
+		"Output: when stdout is not a terminal, one line per state change:\n"
+		"  STAGE * start HOSTS | STAGE HOST started | STAGE HOST output TEXT |\n"
+		"  STAGE HOST ok|changed|failed|skipped SECONDS [: REASON] | STAGE * done\n"
+		"then a summary per stage and result, hosts folded into node sets.\n"
+		"SIGINT stops cleanly: nothing new starts, running commands finish; --resume goes on.\n"
+		"\n"
+		"Exit status: 0 every stage succeeded; 1 a stage failed on a host or the run was\n"
+		"interrupted; 2 usage, inventory or playbook error; 3 a host was unreachable.\n",
+		RUNNER_DEFAULT_FORKS);
+}
+
+static void split_commas(const char *s, struct strlist *out)
+{
+	const char *p;
+
+	while (s && *s) {
+		p = strchr(s, ',');
+		if (p != s)
+			strlist_push_owned(out, p ? xstrndup(s, (size_t)(p - s)) : xstrdup(s));
+		s = p ? p + 1 : NULL;
+	}
+}
+
+static int parse_uint(const char *s, const char *what, unsigned *ret)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *end || v > 1000000) {
+		fprintf(stderr, "bringup deploy: %s must be a number, not '%s'\n", what, s);
+		return -1;
+	}
+	*ret = (unsigned)v;
+	return 0;
+}
+
+/* ---- the event stream ---- */
+
+static void print_event(const struct dep_event *ev, void *arg)
+{
+	struct out *o = arg;
+
+	if (o->json)
+		return;
+	switch (ev->kind) {
+	case DEV_STAGE_START:
+		printf("%s * start %s\n", ev->stage_name, ev->hosts);
+		break;
+	case DEV_HOST_START:
+		if (!o->tty)
+			printf("%s %s started\n", ev->stage_name, ev->host);
+		break;
+	case DEV_OUTPUT:
+		printf("%s %s output %s\n", ev->stage_name, ev->host, ev->msg);
+		break;
+	case DEV_HOST_DONE:
+		printf("%s %s %s %.2fs", ev->stage_name, ev->host,
+		       o->check && ev->result == RES_CHANGED ? "would-change" :
+		       host_result_name(ev->result), ev->duration_s);
+		if (ev->reason)
+			printf(": %s", ev->reason);
+		else if (ev->changes && ev->changes->n)
+			printf(": %zu change%s", ev->changes->n, ev->changes->n == 1 ? "" : "s");
+		putchar('\n');
+		break;
+	case DEV_STAGE_DONE:
+		printf("%s * done\n", ev->stage_name);
+		break;
+	case DEV_RUN_DONE:
+		if (ev->interrupted)
+			printf("* * interrupted\n");
+		break;
+	}
+	fflush(stdout);
+}
+
+/* ---- the summary ---- */
+
+static bool same_cell(const struct deploy_cell *a, const struct deploy_cell *b, bool plan)
+{
+	if (a->result != b->result || !!a->reason != !!b->reason ||
+	    (a->reason && strcmp(a->reason, b->reason)))
+		return false;
+	if (!plan)
+		return true;
+	if (a->changes.n != b->changes.n)
+		return false;
+	for (size_t i = 0; i < a->changes.n; i++)
+		if (strcmp(a->changes.v[i], b->changes.v[i]) || strcmp(a->diffs.v[i], b->diffs.v[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Lines of "STAGE RESULT HOSTS[: reason]", hosts with the same result and
+ * reason folded; with `plan`, also the changes (and diffs) under each group.
+ */
+static void print_stage_summary(const struct deploy *d, const struct out *o, size_t si,
+				size_t *totals, bool plan)
+{
+	size_t ncols = o->inv->nhosts + 1;
+	bool *shown = xcalloc(ncols, sizeof(*shown));
+
+	for (size_t h = 0; h < ncols; h++) {
+		const struct deploy_cell *c = deploy_cell(d, si, h);
+		struct strlist names = STRLIST_INIT;
+		char *set;
+
+		if (shown[h] || c->result == RES_NONE || (plan && c->result != RES_CHANGED))
+			continue;
+		for (size_t k = h; k < ncols; k++) {
+			const struct deploy_cell *x = deploy_cell(d, si, k);
+
+			if (shown[k] || !same_cell(c, x, plan))
+				continue;
+			shown[k] = true;
+			if (totals)
+				totals[x->result]++;
+			strlist_push(&names, k < o->inv->nhosts ? o->inv->hosts[k].name : "localhost");
+		}
+		set = nodeset_fold(names.v, names.n);
+		if (plan) {
+			printf("%s %s:\n", o->pb->stages[si].name, set);
+			for (size_t i = 0; i < c->changes.n; i++) {
+				printf("  - %s\n", c->changes.v[i]);
+				if (*c->diffs.v[i])
+					printf("%s", c->diffs.v[i]);
+			}
+		} else {
+			printf("  %-16s %-8s %s%s%s\n", o->pb->stages[si].name,
+			       o->check && c->result == RES_CHANGED ? "would-change" :
+			       host_result_name(c->result), set, c->reason ? ": " : "",
+			       c->reason ? c->reason : "");
+		}
+		free(set);
+		strlist_clear(&names);
+	}
+	free(shown);
+}
+
+static void print_summary(const struct deploy *d, const struct out *o, const char *run_dir)
+{
+	size_t totals[RES__COUNT] = { 0 };
+
+	if (o->check) {
+		printf("plan (nothing was changed):\n");
+		for (size_t si = 0; si < o->pb->nstages; si++)
+			print_stage_summary(d, o, si, NULL, true);
+	}
+	printf("summary:\n");
+	for (size_t si = 0; si < o->pb->nstages; si++)
+		print_stage_summary(d, o, si, totals, false);
+	printf("total: ok=%zu %s=%zu failed=%zu skipped=%zu\n", totals[RES_OK],
+	       o->check ? "would-change" : "changed", totals[RES_CHANGED],
+	       totals[RES_FAILED], totals[RES_SKIPPED]);
+	printf("run: %s\n", run_dir);
+}
+
+static json_t *strlist_json(const struct strlist *l)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < l->n; i++)
+		json_array_append_new(a, json_string(l->v[i]));
+	return a;
+}
+
+static json_t *summary_json(const struct deploy *d, const struct out *o, const char *run_id,
+			    const char *run_dir)
+{
+	json_t *stages = json_array(), *totals = json_object();
+	size_t count[RES__COUNT] = { 0 };
+
+	for (size_t si = 0; si < o->pb->nstages; si++) {
+		json_t *hosts = json_object();
+
+		for (size_t h = 0; h <= o->inv->nhosts; h++) {
+			const struct deploy_cell *c = deploy_cell(d, si, h);
+			json_t *j;
+
+			if (c->result == RES_NONE)
+				continue;
+			count[c->result]++;
+			j = json_pack("{s:s, s:o, s:f, s:o}", "status", host_result_name(c->result),
+				      "changes", strlist_json(&c->changes), "duration_s", c->duration_s,
+				      "reason", c->reason ? json_string(c->reason) : json_null());
+			if (o->check)
+				json_object_set_new(j, "diffs", strlist_json(&c->diffs));
+			json_object_set_new(hosts, h < o->inv->nhosts ? o->inv->hosts[h].name :
+					    "localhost", j);
+		}
+		json_array_append_new(stages, json_pack("{s:s, s:s, s:o}", "name",
+							o->pb->stages[si].name, "module",
+							o->pb->stages[si].module->name, "hosts", hosts));
+	}
+	for (int r = RES_OK; r < RES__COUNT; r++)
+		json_object_set_new(totals, host_result_name((enum host_result)r),
+				    json_integer((json_int_t)count[r]));
+	return json_pack("{s:s, s:s, s:s, s:s, s:b, s:b, s:o, s:o}", "cluster",
+			 o->inv->cluster_name, "playbook", o->pb->name, "run_id", run_id,
+			 "run_dir", run_dir, "check", o->check, "interrupted",
+			 deploy_interrupted(d), "stages", stages, "totals", totals);
+}
+
+static int exit_status(const struct deploy *d, const struct out *o)
+{
+	int status = EXIT_OK;
+
+	for (size_t si = 0; si < o->pb->nstages; si++)
+		for (size_t h = 0; h <= o->inv->nhosts; h++) {
+			const struct deploy_cell *c = deploy_cell(d, si, h);
+
+			if (c->result != RES_FAILED)
+				continue;
+			if (cmd_exit_for(c->err_code) == EXIT_UNREACHABLE && status == EXIT_OK)
+				status = EXIT_UNREACHABLE;
+			else if (cmd_exit_for(c->err_code) != EXIT_UNREACHABLE)
+				status = EXIT_FAILED;
+		}
+	if (deploy_interrupted(d) && status == EXIT_OK)
+		status = EXIT_FAILED;
+	return status;
+}
+
+/* ---- setting up ---- */
+
+/* The built-in playbook, or the one in the source tree beside the binary. */
+static int load_default_playbook(struct playbook **ret, struct err *err)
+{
+	size_t len;
+	const char *text = template_get(DEFAULT_PLAYBOOK, &len);
+	char exe[PATH_MAX], *slash, *path;
+	ssize_t n;
+	int rc;
+
+	if (text)
+		return playbook_load_buf("deploy.yaml (built in)", text, len, stage_modules,
+					 stage_nmodules, ret, err);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return err_set(err, ERR_NOTFOUND, "no built-in playbook; give one with -p");
+	exe[n] = '\0';
+	for (int up = 0; up < 3 && (slash = strrchr(exe, '/')); up++) {
+		*slash = '\0';
+		path = xasprintf("%s/%s", exe, DEFAULT_PLAYBOOK);
+		if (!access(path, R_OK)) {
+			rc = playbook_load(path, stage_modules, stage_nmodules, ret, err);
+			free(path);
+			return rc;
+		}
+		free(path);
+	}
+	return err_set(err, ERR_NOTFOUND, "no built-in playbook; give one with -p");
+}
+
+static void list_modules(void)
+{
+	for (size_t i = 0; i < stage_nmodules; i++) {
+		const struct stage_module *m = stage_modules[i];
+
+		printf("%-14s %s\n", m->name, m->summary);
+		for (const struct param_spec *p = m->params; p && p->name; p++)
+			printf("    %-20s %s (default %s%s%s)\n", p->name, p->help,
+			       p->def ? p->def : "none", p->var ? "; inventory variable " : "",
+			       p->var ? p->var : "");
+	}
+}
+
+struct run_paths {
+	char *state_dir, *run_id, *run_dir;
+};
+
+static void run_paths_release(struct run_paths *rp)
+{
+	free(rp->state_dir);
+	free(rp->run_id);
+	free(rp->run_dir);
+}
+
+/* Opens the journal of the last run (--resume) or starts a new one. */
+static int open_journal(const struct inventory *inv, const struct playbook *pb,
+			const char *inv_path, bool resume, struct run_paths *rp,
+			struct journal **ret, struct err *err)
+{
+	char *path;
+	int rc;
+
+	if (resume) {
+		if ((rc = run_last(rp->state_dir, &rp->run_id, err)))
+			return err_prefix(err, "--resume: ");
+		rp->run_dir = xasprintf("%s/runs/%s", rp->state_dir, rp->run_id);
+		path = xasprintf("%s/journal.json", rp->run_dir);
+		rc = journal_load(path, ret, err);
+		free(path);
+		if (rc)
+			return rc;
+		if (strcmp(journal_get(*ret, "playbook") ?: "", pb->name)) {
+			rc = err_set(err, ERR_USAGE, "--resume: the last run (%s) ran playbook '%s', "
+				     "not '%s'", rp->run_id, journal_get(*ret, "playbook") ?: "?",
+				     pb->name);
+			journal_free(*ret);
+			*ret = NULL;
+		}
+		return rc;
+	}
+	rp->run_id = run_id_new();
+	rp->run_dir = xasprintf("%s/runs/%s", rp->state_dir, rp->run_id);
+	if ((rc = mkdir_p(rp->run_dir, err)))
+		return rc;
+	path = xasprintf("%s/journal.json", rp->run_dir);
+	*ret = journal_new(path, &(struct journal_meta){ rp->run_id, inv->cluster_name,
+			   pb->name, BRINGUP_VERSION, inv_path });
+	free(path);
+	if ((rc = journal_save(*ret, err)) ||
+	    (rc = run_mark_last(rp->state_dir, rp->run_id, err))) {
+		journal_free(*ret);
+		*ret = NULL;
+	}
+	return rc;
+}
+
+static void add_secrets(struct runlog *log, const struct inventory *inv)
+{
+	runlog_add_secrets_from(log, inv->vars);
+	for (size_t i = 0; i < inv->nhosts; i++)
+		runlog_add_secrets_from(log, inv->hosts[i].vars);
+}
+
+struct deploy_args {
+	const char *inv_path, *pb_path, *limit, *start_at, *state_dir, *format;
+	struct strlist tags, skip_tags;
+	bool check, resume, list;
+	struct deploy_opts o;
+};
+
+static int parse_args(int argc, char **argv, struct deploy_args *a)
+{
+	static const struct option longopts[] = {
+		{ "inventory", required_argument, NULL, 'i' },
+		{ "playbook", required_argument, NULL, 'p' },
+		{ "check", no_argument, NULL, 'C' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "tags", required_argument, NULL, 't' },
+		{ "skip-tags", required_argument, NULL, 'T' },
+		{ "start-at", required_argument, NULL, 'S' },
+		{ "resume", no_argument, NULL, 'R' },
+		{ "state-dir", required_argument, NULL, 'D' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "forks", required_argument, NULL, 'f' },
+		{ "timeout", required_argument, NULL, 'W' },
+		{ "accept-new-host-keys", no_argument, NULL, 'A' },
+		{ "list-modules", no_argument, NULL, 'M' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	a->format = "text";
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:p:Cl:t:o:f:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': a->inv_path = optarg; break;
+		case 'p': a->pb_path = optarg; break;
+		case 'C': a->check = true; break;
+		case 'l': a->limit = optarg; break;
+		case 't': split_commas(optarg, &a->tags); break;
+		case 'T': split_commas(optarg, &a->skip_tags); break;
+		case 'S': a->start_at = optarg; break;
+		case 'R': a->resume = true; break;
+		case 'D': a->state_dir = optarg; break;
+		case 'o': a->format = optarg; break;
+		case 'f': if (parse_uint(optarg, "--forks", &a->o.forks)) return -1; break;
+		case 'W': if (parse_uint(optarg, "--timeout", &a->o.command_timeout_s)) return -1; break;
+		case 'A': a->o.accept_new_host_keys = true; break;
+		case 'M': a->list = true; break;
+		case 'h': usage(stdout); return 1;
+		default: usage(stderr); return -1;
+		}
+	}
+	if (a->list)
+		return 0;
+	if (!a->inv_path || optind != argc || (strcmp(a->format, "text") && strcmp(a->format, "json"))) {
+		usage(stderr);
+		return -1;
+	}
+	if (a->check && a->resume) {
+		fprintf(stderr, "bringup deploy: --check and --resume do not go together\n");
+		return -1;
+	}
+	a->o.check = a->check;
+	a->o.limit = a->limit;
+	a->o.tags = &a->tags;
+	a->o.skip_tags = &a->skip_tags;
+	a->o.start_at = a->start_at;
+	return 0;
+}
+
+int cmd_deploy(int argc, char **argv)
+{
+	struct deploy_args a = { 0 };
+	struct inventory *inv = NULL;
+	struct playbook *pb = NULL;
+	struct journal *journal = NULL;
+	struct runlog *log = NULL;
+	struct deploy *d = NULL;
+	struct run_paths rp = { 0 };
+	struct err err = ERR_INIT;
+	struct out o = { 0 };
+	int status = EXIT_OK, rc;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc || a.list) {
+		if (a.list)
+			list_modules();
+		status = rc < 0 ? EXIT_USAGE : EXIT_OK;
+		goto out;
+	}
+	/* Everything that can be wrong with the input fails here, before any host is touched. */
+	if (inventory_load(a.inv_path, &inv, &err) ||
+	    (a.pb_path ? playbook_load(a.pb_path, stage_modules, stage_nmodules, &pb, &err) :
+	     load_default_playbook(&pb, &err)) ||
+	    playbook_resolve(pb, inv, &err)) {
+		status = cmd_fail(&err);
+		if (status == EXIT_FAILED && err.code == ERR_NOTFOUND)
+			status = EXIT_USAGE;
+		goto out;
+	}
+	rp.state_dir = a.state_dir ? xstrdup(a.state_dir) : state_dir_default(inv->cluster_name);
+	if (a.check) {
+		char *id = run_id_new();
+
+		rp.run_id = xasprintf("%s-check", id);
+		rp.run_dir = xasprintf("%s/runs/%s", rp.state_dir, rp.run_id);
+		free(id);
+	} else if (open_journal(inv, pb, a.inv_path, a.resume, &rp, &journal, &err)) {
+		status = cmd_fail(&err);
+		goto out;
+	}
+	if (runlog_open(rp.run_dir, &log, &err) ||
+	    deploy_new(inv, pb, &a.o, journal, log, &d, &err)) {
+		status = cmd_fail(&err);
+		goto out;
+	}
+	add_secrets(log, inv);
+	o = (struct out){ !strcmp(a.format, "json"), isatty(STDOUT_FILENO), a.check, inv, pb };
+	active = d;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	rc = deploy_run(d, print_event, &o, &err);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	active = NULL;
+	if (o.json) {
+		json_t *j = summary_json(d, &o, rp.run_id, rp.run_dir);
+
+		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+		json_decref(j);
+	} else {
+		print_summary(d, &o, rp.run_dir);
+	}
+	status = exit_status(d, &o);
+	if (rc)
+		status = cmd_fail(&err);
+	else if (deploy_interrupted(d))
+		fprintf(stderr, "bringup: interrupted; `bringup deploy --resume` goes on from here\n");
+out:
+	deploy_free(d);
+	runlog_free(log);
+	journal_free(journal);
+	playbook_free(pb);
+	inventory_free(inv);
+	run_paths_release(&rp);
+	strlist_clear(&a.tags);
+	strlist_clear(&a.skip_tags);
+	err_clear(&err);
+	return status;
+}

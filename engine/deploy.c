@@ -1,0 +1,576 @@
+/*
+ * The stage runner over runner.h; see deploy.h. Workers run one host's
+ * module (check, then apply and verify) and fill their own host_job; the
+ * caller's thread turns runner events into cells, journal entries and
+ * dep_events.
+ */
+#include "deploy.h"
+#include "modctx.h"
+#include "nodeset.h"
+#include "runner.h"
+#include "xalloc.h"
+#include "../modules/module.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Journal writes at most this often while hosts report (and at every stage end). */
+#define SAVE_INTERVAL_MS 200
+
+struct host_job {
+	struct deploy *d;
+	size_t stage, host;     /* host: inv->nhosts for a local stage */
+	size_t hidx;            /* the task's host list */
+	json_t *params;
+	struct mod_ctx mc;
+	enum host_result result;
+};
+
+struct deploy {
+	const struct inventory *inv;
+	const struct playbook *pb;
+	struct deploy_opts o;
+	struct journal *journal;
+	struct runlog *log;
+	struct runner *runner;
+	volatile sig_atomic_t cancelled;
+	size_t ncols;                 /* inv->nhosts + 1 (the local row) */
+	struct deploy_cell *cells;    /* nstages * ncols */
+	bool *blocked;                /* same shape: skipped because of a failure */
+	bool *selected;               /* --limit */
+	char **failed;                /* per host: why later stages are skipped */
+	char *abort_reason;           /* max_fail_percent exceeded: the run stops */
+	dep_event_fn cb;
+	void *cb_arg;
+	long long t0, last_save;
+	int save_rc;
+	struct err save_err;
+};
+
+const char *host_result_name(enum host_result r)
+{
+	static const char *const names[] = { [RES_NONE] = "none", [RES_OK] = "ok",
+		[RES_CHANGED] = "changed", [RES_FAILED] = "failed", [RES_SKIPPED] = "skipped" };
+
+	return r < RES__COUNT ? names[r] : "?";
+}
+
+static struct deploy_cell *cell(struct deploy *d, size_t stage, size_t host)
+{
+	return &d->cells[stage * d->ncols + host];
+}
+
+const struct deploy_cell *deploy_cell(const struct deploy *d, size_t stage, size_t host)
+{
+	return &d->cells[stage * d->ncols + host];
+}
+
+static const char *host_name(const struct deploy *d, size_t host)
+{
+	return host < d->inv->nhosts ? d->inv->hosts[host].name : "localhost";
+}
+
+int deploy_new(const struct inventory *inv, const struct playbook *pb,
+	       const struct deploy_opts *o, struct journal *journal,
+	       struct runlog *log, struct deploy **ret, struct err *err)
+{
+	struct runner_opts ro = { .forks = o->forks, .command_timeout_s = o->command_timeout_s,
+				  .accept_new_host_keys = o->accept_new_host_keys };
+	struct deploy *d = xcalloc(1, sizeof(*d));
+	size_t *idx = NULL, n = 0;
+
+	d->inv = inv;
+	d->pb = pb;
+	d->o = *o;
+	d->journal = journal;
+	d->log = log;
+	d->ncols = inv->nhosts + 1;
+	d->cells = xcalloc(pb->nstages * d->ncols, sizeof(*d->cells));
+	d->blocked = xcalloc(pb->nstages * d->ncols, sizeof(*d->blocked));
+	d->selected = xcalloc(d->ncols, sizeof(*d->selected));
+	d->failed = xcalloc(d->ncols, sizeof(*d->failed));
+	if (o->start_at && playbook_stage_index(pb, o->start_at) < 0) {
+		deploy_free(d);
+		return err_set(err, ERR_USAGE, "--start-at %s: no such stage in %s",
+			       o->start_at, pb->path);
+	}
+	if (inventory_select(inv, o->limit, &idx, &n, err) ||
+	    runner_new(inv, &ro, &d->runner, err)) {
+		free(idx);
+		deploy_free(d);
+		return err->code;
+	}
+	for (size_t i = 0; i < n; i++)
+		d->selected[idx[i]] = true;
+	d->selected[inv->nhosts] = true;
+	free(idx);
+	*ret = d;
+	return 0;
+}
+
+void deploy_free(struct deploy *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->pb->nstages * d->ncols; i++) {
+		free(d->cells[i].reason);
+		strlist_clear(&d->cells[i].changes);
+		strlist_clear(&d->cells[i].diffs);
+	}
+	for (size_t i = 0; i < d->ncols; i++)
+		free(d->failed[i]);
+	free(d->cells);
+	free(d->blocked);
+	free(d->selected);
+	free(d->failed);
+	free(d->abort_reason);
+	runner_free(d->runner);
+	err_clear(&d->save_err);
+	free(d);
+}
+
+void deploy_cancel(struct deploy *d)
+{
+	d->cancelled = 1;
+	if (d->runner)
+		runner_cancel(d->runner);
+}
+
+bool deploy_interrupted(const struct deploy *d)
+{
+	return d->cancelled;
+}
+
+static double elapsed(const struct deploy *d)
+{
+	return (double)(now_ms() - d->t0) / 1000.0;
+}
+
+static void emit(struct deploy *d, struct dep_event *ev)
+{
+	ev->t = elapsed(d);
+	if (ev->stage < d->pb->nstages && !ev->stage_name)
+		ev->stage_name = d->pb->stages[ev->stage].name;
+	if (d->cb)
+		d->cb(ev, d->cb_arg);
+}
+
+static void save(struct deploy *d, bool force)
+{
+	long long now = now_ms();
+
+	if (!d->journal || (!force && now - d->last_save < SAVE_INTERVAL_MS))
+		return;
+	d->last_save = now;
+	if (!journal_save(d->journal, &d->save_err))
+		return;
+	/* Without a journal, --resume could not be trusted: stop starting work. */
+	if (!d->save_rc)
+		d->save_rc = d->save_err.code;
+	deploy_cancel(d);
+}
+
+static const char *journal_status(const struct deploy_cell *c)
+{
+	if (c->interrupted)
+		return "interrupted";
+	return host_result_name(c->result);
+}
+
+/* Records a result and tells everyone: cell, journal, event. */
+static void finish(struct deploy *d, size_t stage, size_t host, enum host_result r,
+		   char *reason, bool blocked)
+{
+	struct deploy_cell *c = cell(d, stage, host);
+	struct dep_event ev = { .kind = DEV_HOST_DONE, .stage = stage };
+
+	c->result = r;
+	free(c->reason);
+	c->reason = reason;
+	d->blocked[stage * d->ncols + host] = blocked;
+	if (d->journal)
+		journal_host_done(d->journal, d->pb->stages[stage].name, host_name(d, host),
+				  journal_status(c), &c->changes, c->reason, c->duration_s);
+	ev.host = host_name(d, host);
+	ev.result = r;
+	ev.reason = c->reason;
+	ev.changes = &c->changes;
+	ev.diffs = &c->diffs;
+	ev.duration_s = c->duration_s;
+	emit(d, &ev);
+	save(d, false);
+}
+
+/* ---- one host's work, on a worker ---- */
+
+static int run_module(struct host_job *job)
+{
+	const struct stage_module *m = job->d->pb->stages[job->stage].module;
+	struct mod_ctx *mc = &job->mc;
+	int rc;
+
+	mc->phase = PHASE_CHECK;
+	if ((rc = m->check(mc)))
+		return err_prefix(mc->err, "check: ");
+	if (mc->skipped) {
+		job->result = RES_SKIPPED;
+		return 0;
+	}
+	job->result = mc->changes.n ? RES_CHANGED : RES_OK;
+	if (!mc->changes.n || mc->checking)
+		return 0;
+	mc->phase = PHASE_APPLY;
+	if ((rc = m->apply(mc)))
+		return err_prefix(mc->err, "apply: ");
+	mc->phase = PHASE_VERIFY;
+	if ((rc = m->verify ? m->verify(mc) : m->check(mc)))
+		return err_prefix(mc->err, "verify: ");
+	if (mc->verify_changes.n)
+		return mod_fail(mc, ERR_STATE, "verify: still to do after apply: %s",
+				mc->verify_changes.v[0]);
+	return 0;
+}
+
+static int host_task(struct task_ctx *t, void *arg)
+{
+	struct host_job *job = arg;
+
+	job->mc.task = t;
+	job->mc.err = task_err(t);
+	return run_module(job);
+}
+
+/* ---- the caller's thread ---- */
+
+static void job_done(struct deploy *d, struct host_job *job, struct task *task)
+{
+	struct deploy_cell *c = cell(d, job->stage, job->host);
+	const struct stage *s = &d->pb->stages[job->stage];
+	enum host_result r = job->result;
+	char *reason = NULL;
+
+	c->duration_s = task->duration_s;
+	c->err_code = task->rc;
+	strlist_clear(&c->changes);
+	strlist_clear(&c->diffs);
+	for (size_t i = 0; i < job->mc.changes.n; i++) {
+		strlist_push(&c->changes, job->mc.changes.v[i]);
+		strlist_push(&c->diffs, job->mc.diffs.v[i]);
+	}
+	if (task->rc == ERR_CANCELLED) {
+		c->interrupted = true;
+		r = RES_SKIPPED;
+		reason = xasprintf("interrupted: %s", err_msg(&task->err));
+	} else if (task->rc) {
+		r = RES_FAILED;
+		reason = xstrdup(err_msg(&task->err));
+		if (job->host < d->inv->nhosts && !d->failed[job->host])
+			d->failed[job->host] = xasprintf("failed at stage %s", s->name);
+	} else if (r == RES_SKIPPED) {
+		reason = xstrdup(job->mc.skip_reason ? job->mc.skip_reason : "skipped");
+	}
+	finish(d, job->stage, job->host, r, reason, false);
+}
+
+struct batch {
+	struct deploy *d;
+	struct host_job *jobs;
+	struct task *tasks;
+};
+
+static void on_runner_event(const struct event *ev, void *arg)
+{
+	struct batch *b = arg;
+	struct deploy *d = b->d;
+	struct host_job *job = &b->jobs[ev->task];
+	struct dep_event de = { .stage = job->stage, .host = host_name(d, job->host) };
+
+	switch (ev->kind) {
+	case EV_TASK_START:
+		if (d->journal)
+			journal_host_start(d->journal, d->pb->stages[job->stage].name, de.host);
+		de.kind = DEV_HOST_START;
+		emit(d, &de);
+		save(d, false);
+		break;
+	case EV_TASK_NOTE:
+		de.kind = DEV_OUTPUT;
+		de.msg = ev->msg;
+		emit(d, &de);
+		break;
+	case EV_TASK_DONE:
+		job_done(d, job, &b->tasks[ev->task]);
+		break;
+	}
+}
+
+static void job_init(struct deploy *d, struct host_job *job, struct task *task,
+		     size_t stage, size_t host, json_t *params)
+{
+	const struct stage *s = &d->pb->stages[stage];
+
+	job->d = d;
+	job->stage = stage;
+	job->host = host;
+	job->hidx = host;
+	job->params = params;
+	mod_ctx_init(&job->mc);
+	job->mc.host = host_name(d, host);
+	job->mc.stage = s->name;
+	job->mc.checking = d->o.check;
+	job->mc.local = s->local;
+	job->mc.params = params;
+	job->mc.log = d->log;
+	job->mc.cancelled = &d->cancelled;
+	*task = (struct task){ .hosts = s->local ? NULL : &job->hidx,
+			       .nhosts = s->local ? 0 : 1, .fn = host_task, .arg = job };
+}
+
+/* Runs one batch of hosts of a stage; returns how many failed. */
+static size_t run_batch(struct deploy *d, size_t stage, const size_t *hosts, size_t n)
+{
+	const struct stage *s = &d->pb->stages[stage];
+	struct batch b = { d, xcalloc(n, sizeof(*b.jobs)), xcalloc(n, sizeof(*b.tasks)) };
+	size_t nfailed = 0, nt = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct host *h = hosts[i] < d->inv->nhosts ? &d->inv->hosts[hosts[i]] : NULL;
+		struct host lh = { .name = "localhost", .vars = d->inv->vars };
+		json_t *params = stage_params(d->pb, s, h ? h : &lh, &b.tasks[nt].err);
+
+		if (!params) {
+			/* playbook_resolve checked this; an error here is ours. */
+			finish(d, stage, hosts[i], RES_FAILED, xstrdup(err_msg(&b.tasks[nt].err)),
+			       false);
+			err_clear(&b.tasks[nt].err);
+			nfailed++;
+			continue;
+		}
+		job_init(d, &b.jobs[nt], &b.tasks[nt], stage, hosts[i], params);
+		nt++;
+	}
+	runner_run(d->runner, b.tasks, nt, on_runner_event, &b);
+	for (size_t i = 0; i < nt; i++) {
+		nfailed += b.tasks[i].rc && b.tasks[i].rc != ERR_CANCELLED;
+		mod_ctx_release(&b.jobs[i].mc);
+		json_decref(b.jobs[i].params);
+		task_release(&b.tasks[i]);
+	}
+	free(b.jobs);
+	free(b.tasks);
+	return nfailed;
+}
+
+static bool has_tag(const struct stage *s, const struct strlist *tags)
+{
+	if (strlist_index(tags, s->name) >= 0)
+		return true;
+	for (size_t i = 0; i < s->tags.n; i++)
+		if (strlist_index(tags, s->tags.v[i]) >= 0)
+			return true;
+	return false;
+}
+
+/* Why the whole stage is left out on this run, or NULL. */
+static char *stage_filtered(const struct deploy *d, size_t stage)
+{
+	const struct stage *s = &d->pb->stages[stage];
+
+	if (d->o.start_at && (int)stage < playbook_stage_index(d->pb, d->o.start_at))
+		return xasprintf("before --start-at %s", d->o.start_at);
+	if (d->o.tags && d->o.tags->n && !has_tag(s, d->o.tags))
+		return xstrdup("not selected by --tags");
+	if (d->o.skip_tags && has_tag(s, d->o.skip_tags))
+		return xstrdup("excluded by --skip-tags");
+	return NULL;
+}
+
+/* Why this host cannot run the stage (an earlier failure), or NULL. */
+static char *host_blocked(const struct deploy *d, size_t stage, size_t host)
+{
+	const struct stage *s = &d->pb->stages[stage];
+
+	if (d->abort_reason)
+		return xstrdup(d->abort_reason);
+	if (d->failed[host])
+		return xstrdup(d->failed[host]);
+	for (size_t k = 0; k < s->ndepends; k++) {
+		size_t dep = s->depends[k];
+		const struct stage *ds = &d->pb->stages[dep];
+		bool bad = false;
+
+		if (ds->run_once || ds->local) {
+			for (size_t h = 0; h < d->ncols && !bad; h++)
+				bad = d->cells[dep * d->ncols + h].result == RES_FAILED;
+		} else {
+			bad = d->cells[dep * d->ncols + host].result == RES_FAILED ||
+			      d->blocked[dep * d->ncols + host];
+		}
+		if (bad)
+			return xasprintf("depends on stage %s, which did not succeed", ds->name);
+	}
+	return NULL;
+}
+
+static void fold_hosts(const struct deploy *d, const size_t *hosts, size_t n,
+		       struct strbuf *out)
+{
+	struct strlist names = STRLIST_INIT;
+	char *set;
+
+	for (size_t i = 0; i < n; i++)
+		strlist_push(&names, host_name(d, hosts[i]));
+	set = nodeset_fold(names.v, names.n);
+	strbuf_addstr(out, set);
+	free(set);
+	strlist_clear(&names);
+}
+
+/* The hosts of a stage on this run (its selection within --limit). */
+static size_t stage_hosts(const struct deploy *d, const struct stage *s, size_t *out)
+{
+	size_t n = 0;
+
+	if (s->local) {
+		out[n++] = d->inv->nhosts;
+		return n;
+	}
+	for (size_t i = 0; i < s->nhosts; i++)
+		if (d->selected[s->host_idx[i]])
+			out[n++] = s->host_idx[i];
+	return n;
+}
+
+static size_t batch_size(const struct stage *s, size_t n)
+{
+	size_t b;
+
+	if (!s->serial)
+		return n;
+	b = s->serial_percent ? (n * s->serial + 99) / 100 : s->serial;
+	return b ? b : 1;
+}
+
+/* A run_once stage that failed stops every host of the stage. */
+static void fail_once_stage(struct deploy *d, size_t stage, const size_t *hosts, size_t n,
+			    size_t ran)
+{
+	for (size_t i = 0; i < n; i++)
+		if (hosts[i] != ran && !d->failed[hosts[i]])
+			d->failed[hosts[i]] = xasprintf("run_once stage %s failed on %s",
+							d->pb->stages[stage].name,
+							host_name(d, ran));
+}
+
+static void check_max_fail(struct deploy *d, size_t stage, size_t nfailed, size_t total)
+{
+	const struct stage *s = &d->pb->stages[stage];
+
+	if (s->max_fail_percent < 0 || d->abort_reason || !total)
+		return;
+	if (nfailed * 100 > (size_t)s->max_fail_percent * total)
+		d->abort_reason = xasprintf("stage %s: %zu of %zu hosts failed, more than "
+					    "max_fail_percent %d%%", s->name, nfailed, total,
+					    s->max_fail_percent);
+}
+
+static void run_stage(struct deploy *d, size_t stage)
+{
+	const struct stage *s = &d->pb->stages[stage];
+	size_t *hosts = xcalloc(d->ncols, sizeof(*hosts)), *todo = xcalloc(d->ncols, sizeof(*todo));
+	size_t n = stage_hosts(d, s, hosts), ntodo = 0, nfailed = 0;
+	char *filtered = stage_filtered(d, stage);
+	struct dep_event ev = { .kind = DEV_STAGE_START, .stage = stage };
+	struct strbuf set = STRBUF_INIT;
+
+	if (!n)
+		goto out;
+	fold_hosts(d, hosts, n, &set);
+	ev.hosts = set.buf;
+	emit(d, &ev);
+	for (size_t i = 0; i < n; i++) {
+		size_t h = hosts[i];
+		const char *name = host_name(d, h);
+		char *why;
+
+		if (d->journal && journal_host_completed(d->journal, s->name, name)) {
+			struct dep_event de = { .kind = DEV_HOST_DONE, .stage = stage, .host = name,
+						.result = RES_SKIPPED };
+
+			/* Done by an earlier attempt: the journal keeps what it did. */
+			cell(d, stage, h)->result = RES_SKIPPED;
+			free(cell(d, stage, h)->reason);
+			cell(d, stage, h)->reason = xasprintf("completed in an earlier attempt (%s)",
+				journal_host_status(d->journal, s->name, name));
+			de.reason = cell(d, stage, h)->reason;
+			emit(d, &de);
+		} else if (filtered) {
+			finish(d, stage, h, RES_SKIPPED, xstrdup(filtered), false);
+		} else if ((why = host_blocked(d, stage, h))) {
+			finish(d, stage, h, RES_SKIPPED, why, true);
+		} else if (d->cancelled) {
+			cell(d, stage, h)->interrupted = true;
+			finish(d, stage, h, RES_SKIPPED, xstrdup("interrupted: not started"), false);
+		} else if (!s->run_once || !ntodo) {
+			todo[ntodo++] = h;
+		}
+	}
+	for (size_t i = 0; i < ntodo; i += batch_size(s, ntodo)) {
+		size_t bn = batch_size(s, ntodo);
+
+		if (bn > ntodo - i)
+			bn = ntodo - i;
+		if (d->cancelled || d->abort_reason) {
+			for (size_t k = i; k < ntodo; k++) {
+				cell(d, stage, todo[k])->interrupted = !!d->cancelled;
+				finish(d, stage, todo[k], RES_SKIPPED, xstrdup(d->abort_reason ?
+				       d->abort_reason : "interrupted: not started"), !!d->abort_reason);
+			}
+			break;
+		}
+		nfailed += run_batch(d, stage, todo + i, bn);
+		check_max_fail(d, stage, nfailed, ntodo);
+	}
+	if (s->run_once && ntodo && cell(d, stage, todo[0])->result == RES_FAILED)
+		fail_once_stage(d, stage, hosts, n, todo[0]);
+	ev = (struct dep_event){ .kind = DEV_STAGE_DONE, .stage = stage };
+	emit(d, &ev);
+	save(d, true);
+out:
+	strbuf_release(&set);
+	free(filtered);
+	free(hosts);
+	free(todo);
+}
+
+int deploy_run(struct deploy *d, dep_event_fn cb, void *arg, struct err *err)
+{
+	struct dep_event ev = { .kind = DEV_RUN_DONE, .stage = (size_t)-1 };
+	bool failed = false;
+
+	d->cb = cb;
+	d->cb_arg = arg;
+	d->t0 = now_ms();
+	if (d->journal) {
+		for (size_t i = 0; i < d->pb->nstages; i++)
+			journal_stage(d->journal, d->pb->stages[i].name,
+				      d->pb->stages[i].module->name, d->pb->stages[i].module->version);
+		journal_attempt(d->journal);
+		save(d, true);
+	}
+	for (size_t i = 0; i < d->pb->nstages; i++)
+		run_stage(d, i);
+	for (size_t i = 0; i < d->pb->nstages * d->ncols; i++)
+		failed |= d->cells[i].result == RES_FAILED;
+	if (d->journal) {
+		journal_set_state(d->journal, d->cancelled && !d->save_rc ? "interrupted" :
+				  failed || d->save_rc ? "failed" : "completed");
+		save(d, true);
+	}
+	ev.interrupted = d->cancelled;
+	emit(d, &ev);
+	if (d->save_rc)
+		return err_set(err, d->save_rc, "%s", err_msg(&d->save_err));
+	return 0;
+}

@@ -1,0 +1,585 @@
+/*
+ * What a module may do (modules/module.h), implemented over the runner's
+ * task: commands built from argv with shell quoting, bounded output and a
+ * timeout, logged with secrets redacted; files read, diffed and written
+ * atomically; templates rendered; changes, notes and skips recorded.
+ */
+#include "modctx.h"
+#include "diff.h"
+#include "template.h"
+#include "xalloc.h"
+#include "../modules/module.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Output a module reads back (a file, a listing) is small; cap it. */
+#define MOD_OUTPUT_MAX (1u << 20)
+
+void mod_ctx_init(struct mod_ctx *mc)
+{
+	memset(mc, 0, sizeof(*mc));
+	mc->set = json_object();
+	mc->files = json_object();
+}
+
+void mod_ctx_release(struct mod_ctx *mc)
+{
+	json_decref(mc->set);
+	json_decref(mc->files);
+	strlist_clear(&mc->changes);
+	strlist_clear(&mc->diffs);
+	strlist_clear(&mc->verify_changes);
+	free(mc->skip_reason);
+}
+
+const char *mod_host(const struct mod_ctx *mc)
+{
+	return mc->host;
+}
+
+bool mod_checking(const struct mod_ctx *mc)
+{
+	return mc->checking;
+}
+
+static json_t *param(const struct mod_ctx *mc, const char *name)
+{
+	json_t *v = json_object_get(mc->params, name);
+
+	if (!v) {
+		fprintf(stderr, "bringup: internal error: stage %s asks for parameter '%s', "
+			"which its module does not declare\n", mc->stage, name);
+		abort();
+	}
+	return v;
+}
+
+const char *mod_param_str(const struct mod_ctx *mc, const char *name)
+{
+	json_t *v = param(mc, name);
+	char buf[32];
+
+	if (json_is_string(v))
+		return json_string_value(v);
+	/* An integer given for a string parameter: keep its text beside it. */
+	snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
+	json_object_set_new(((struct mod_ctx *)mc)->set, name, json_string(buf));
+	return json_string_value(json_object_get(mc->set, name));
+}
+
+bool mod_param_bool(const struct mod_ctx *mc, const char *name)
+{
+	return json_is_true(param(mc, name));
+}
+
+unsigned mod_param_uint(const struct mod_ctx *mc, const char *name)
+{
+	return (unsigned)json_integer_value(param(mc, name));
+}
+
+void mod_set(struct mod_ctx *mc, const char *name, const char *value)
+{
+	json_object_set_new(mc->set, name, json_string(value));
+}
+
+const char *mod_get(const struct mod_ctx *mc, const char *name)
+{
+	const char *v = json_string_value(json_object_get(mc->set, name));
+
+	return v ? v : "";
+}
+
+static char *vfmt(const char *fmt, va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_vaddf(&sb, fmt, ap);
+	return strbuf_detach(&sb, NULL);
+}
+
+void mod_change(struct mod_ctx *mc, const char *diff, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (mc->phase == PHASE_APPLY)
+		return;
+	va_start(ap, fmt);
+	s = vfmt(fmt, ap);
+	va_end(ap);
+	if (mc->phase == PHASE_VERIFY) {
+		strlist_push_owned(&mc->verify_changes, s);
+		return;
+	}
+	strlist_push_owned(&mc->changes, s);
+	strlist_push(&mc->diffs, diff ? diff : "");
+}
+
+size_t mod_nchanges(const struct mod_ctx *mc)
+{
+	return mc->phase == PHASE_VERIFY ? mc->verify_changes.n : mc->changes.n;
+}
+
+int mod_skip(struct mod_ctx *mc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	free(mc->skip_reason);
+	mc->skip_reason = vfmt(fmt, ap);
+	va_end(ap);
+	mc->skipped = true;
+	return 0;
+}
+
+void mod_note(struct mod_ctx *mc, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = vfmt(fmt, ap);
+	va_end(ap);
+	if (mc->task)
+		task_note(mc->task, "%s", s);
+	free(s);
+}
+
+int mod_fail(struct mod_ctx *mc, int code, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = vfmt(fmt, ap);
+	va_end(ap);
+	code = code ? code : ERR_REMOTE;
+	err_set(mc->err, code, "%s", s);
+	free(s);
+	return code;
+}
+
+/* ---- local commands (stages with `local: true`) ---- */
+
+static void drain(int fd, struct strbuf *sb, bool *trunc, bool *open_)
+{
+	char buf[4096];
+	ssize_t n = read(fd, buf, sizeof(buf));
+
+	if (n <= 0) {
+		*open_ = false;
+		return;
+	}
+	if (sb->len + (size_t)n > MOD_OUTPUT_MAX) {
+		*trunc = true;
+		n = (ssize_t)(MOD_OUTPUT_MAX - sb->len);
+	}
+	strbuf_add(sb, buf, (size_t)n);
+}
+
+static int local_exec(const char *command, const char *input, unsigned timeout_ms,
+		      struct cmd_result *res, struct err *err)
+{
+	int in[2], out[2], er[2], status;
+	long long t0 = now_ms(), deadline = timeout_ms ? t0 + timeout_ms : 0;
+	bool oo = true, eo = true;
+	pid_t pid;
+
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(er, O_CLOEXEC))
+		return err_set(err, ERR_IO, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		return err_set(err, ERR_IO, "fork: %s", strerror(errno));
+	if (!pid) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(er[1], 2);
+		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(er[1]);
+	if (input && write(in[1], input, strlen(input)) < 0) {
+		/* The command did not read its input: its status will say so. */
+	}
+	close(in[1]);
+	while (oo || eo) {
+		struct pollfd p[2] = { { out[0], POLLIN, 0 }, { er[0], POLLIN, 0 } };
+		long long left = deadline ? deadline - now_ms() : 1000;
+
+		if (deadline && left <= 0) {
+			kill(pid, SIGKILL);
+			res->outcome = CMD_TIMED_OUT;
+			break;
+		}
+		p[0].fd = oo ? out[0] : -1;
+		p[1].fd = eo ? er[0] : -1;
+		if (poll(p, 2, (int)(left > 1000 ? 1000 : left)) < 0 && errno != EINTR)
+			break;
+		if (oo && p[0].revents)
+			drain(out[0], &res->out, &res->out_truncated, &oo);
+		if (eo && p[1].revents)
+			drain(er[0], &res->err, &res->err_truncated, &eo);
+	}
+	close(out[0]);
+	close(er[0]);
+	waitpid(pid, &status, 0);
+	if (res->outcome != CMD_TIMED_OUT) {
+		res->outcome = WIFEXITED(status) ? CMD_EXITED : CMD_KILLED;
+		res->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	}
+	res->duration_s = (double)(now_ms() - t0) / 1000.0;
+	return 0;
+}
+
+/* ---- commands ---- */
+
+static void argv_line(const char *const *argv, struct strbuf *sb)
+{
+	for (size_t i = 0; argv[i]; i++) {
+		if (i)
+			strbuf_addch(sb, ' ');
+		strbuf_addshquoted(sb, argv[i]);
+	}
+}
+
+/* The first line of a command's stderr (or stdout), for messages. */
+static void first_line(const struct cmd_result *res, struct strbuf *sb)
+{
+	const struct strbuf *s = res->err.len ? &res->err : &res->out;
+	const char *nl = memchr(s->buf, '\n', s->len);
+
+	strbuf_add(sb, s->buf, nl ? (size_t)(nl - s->buf) : s->len);
+}
+
+static int run_line(struct mod_ctx *mc, const char *line, const char *input,
+		    struct cmd_result *res)
+{
+	struct remote_cmd rc = { .command = line, .input = input,
+				 .input_len = input ? strlen(input) : 0,
+				 .timeout_ms = mc->timeout_s * 1000,
+				 .max_output = MOD_OUTPUT_MAX };
+	int ret;
+
+	cmd_result_init(res);
+	if (mc->cancelled && *mc->cancelled) {
+		ret = err_set(mc->err, ERR_CANCELLED, "interrupted before: %s", line);
+		if (mc->log)
+			runlog_command(mc->log, mc->host, mc->stage, line, NULL, err_msg(mc->err));
+		return ret;
+	}
+	if (!mc->local)
+		ret = task_exec(mc->task, 0, &rc, res, mc->err);
+	else
+		ret = local_exec(line, input, rc.timeout_ms, res, mc->err);
+	if (mc->log)
+		runlog_command(mc->log, mc->host, mc->stage, line, ret ? NULL : res,
+			       ret ? err_msg(mc->err) : NULL);
+	if (ret)
+		return ret;
+	if (res->outcome == CMD_TIMED_OUT)
+		return err_set(mc->err, ERR_TIMEOUT, "timed out: %s", line);
+	if (res->outcome != CMD_EXITED)
+		return err_set(mc->err, ERR_SSH, "%s: %s", res->outcome == CMD_KILLED ?
+			       "killed by a signal" : "connection lost", line);
+	return 0;
+}
+
+int mod_exec(struct mod_ctx *mc, const char *const *argv, const char *input,
+	     struct cmd_result *res)
+{
+	struct strbuf line = STRBUF_INIT;
+	int ret;
+
+	argv_line(argv, &line);
+	ret = run_line(mc, line.buf, input, res);
+	strbuf_release(&line);
+	return ret;
+}
+
+int mod_exec_ok(struct mod_ctx *mc, const char *const *argv, const char *input,
+		struct cmd_result *res)
+{
+	int ret = mod_exec(mc, argv, input, res);
+	struct strbuf why = STRBUF_INIT;
+
+	if (ret || res->exit_status == 0)
+		return ret;
+	first_line(res, &why);
+	ret = mod_fail(mc, ERR_REMOTE, "%s exited %d%s%s", argv[0], res->exit_status,
+		       why.len ? ": " : "", why.buf);
+	strbuf_release(&why);
+	return ret;
+}
+
+int mod_script(struct mod_ctx *mc, const char *tmpl, const char *const *args,
+	       struct cmd_result *res)
+{
+	const char *text = template_get(tmpl, NULL);
+	const char *argv[16] = { "sh", "-s", "--" };
+	size_t n = 3;
+
+	if (!text) {
+		cmd_result_init(res);
+		return mod_fail(mc, ERR_INTERNAL, "no template '%s'", tmpl);
+	}
+	for (; args && args[n - 3] && n < 15; n++)
+		argv[n] = args[n - 3];
+	argv[n] = NULL;
+	return mod_exec(mc, argv, text, res);
+}
+
+/* "MODE LEN\nBYTES..." records after the marker, in the order of paths. */
+static int parse_files(struct mod_ctx *mc, const char *p, const char *end,
+		       const char *const *paths)
+{
+	for (size_t i = 0; paths[i]; i++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		unsigned long len;
+		char *e;
+
+		if (!nl)
+			return mod_fail(mc, ERR_PARSE, "probe: output cut before %s", paths[i]);
+		if (*p == '-') {
+			json_object_set_new(mc->files, paths[i], json_null());
+			p = nl + 1;
+			continue;
+		}
+		len = strtoul(strchr(p, ' ') ? strchr(p, ' ') + 1 : p, &e, 10);
+		if ((size_t)(end - nl - 1) < len)
+			return mod_fail(mc, ERR_PARSE, "probe: %s cut short", paths[i]);
+		json_object_set_new(mc->files, paths[i], json_pack("{s:i, s:s%}", "mode",
+				    (int)strtoul(p, NULL, 8), "content", nl + 1, (size_t)len));
+		p = nl + 1 + len;
+	}
+	return 0;
+}
+
+int mod_probe(struct mod_ctx *mc, const char *tmpl, const char *const *args,
+	      const char *const *paths, struct cmd_result *res)
+{
+	static const char marker[] = "\001bringup-files\n";
+	const char *script = tmpl ? template_get(tmpl, NULL) : "", *dump;
+	const char *argv[16] = { "sh", "-s", "--" };
+	struct strbuf in = STRBUF_INIT;
+	size_t n = 3;
+	char *at;
+	int ret;
+
+	dump = template_get("engine/dump-files.sh", NULL);
+	if (!script || !dump) {
+		cmd_result_init(res);
+		return mod_fail(mc, ERR_INTERNAL, "no template '%s'", script ? "engine/dump-files.sh" : tmpl);
+	}
+	/* Paths travel as one word list; %20 keeps a space inside a path. */
+	strbuf_addstr(&in, "__bringup_files=");
+	{
+		struct strbuf list = STRBUF_INIT;
+
+		for (size_t i = 0; paths && paths[i]; i++) {
+			if (i)
+				strbuf_addch(&list, ' ');
+			for (const char *c = paths[i]; *c; c++)
+				if (*c == ' ')
+					strbuf_addstr(&list, "%20");
+				else
+					strbuf_addch(&list, *c);
+		}
+		strbuf_addshquoted(&in, list.buf);
+		strbuf_release(&list);
+	}
+	strbuf_addf(&in, "\n(\n%s\n)\n%s", script, dump);
+	for (; args && args[n - 3] && n < 15; n++)
+		argv[n] = args[n - 3];
+	argv[n] = NULL;
+	json_object_clear(mc->files);
+	ret = mod_exec(mc, argv, in.buf, res);
+	strbuf_release(&in);
+	if (ret)
+		return ret;
+	at = memmem(res->out.buf, res->out.len, marker, sizeof(marker) - 1);
+	if (!at || res->out_truncated)
+		return mod_fail(mc, ERR_REMOTE, "probe%s%s failed (exit %d): %.*s", tmpl ? " " : "",
+				tmpl ? tmpl : "", res->exit_status,
+				(int)strcspn(res->err.buf, "\n"), res->err.buf);
+	ret = parse_files(mc, at + sizeof(marker) - 1, res->out.buf + res->out.len,
+			  paths ? paths : (const char *const[]){ NULL });
+	strbuf_setlen(&res->out, (size_t)(at - res->out.buf));
+	return ret;
+}
+
+/* ---- templates and files ---- */
+
+static const char *lookup(struct mod_ctx *mc, const char *name, char *buf, size_t n)
+{
+	json_t *v = json_object_get(mc->set, name);
+
+	if (!v)
+		v = json_object_get(mc->params, name);
+	if (json_is_string(v))
+		return json_string_value(v);
+	if (json_is_boolean(v))
+		return json_is_true(v) ? "true" : "false";
+	if (json_is_integer(v)) {
+		snprintf(buf, n, "%lld", (long long)json_integer_value(v));
+		return buf;
+	}
+	return NULL;
+}
+
+int mod_render(struct mod_ctx *mc, const char *tmpl, struct strbuf *out)
+{
+	const char *s = template_get(tmpl, NULL), *open_;
+
+	if (!s)
+		return mod_fail(mc, ERR_INTERNAL, "no template '%s'", tmpl);
+	while ((open_ = strstr(s, "{{"))) {
+		const char *close_ = strstr(open_, "}}"), *a = open_ + 2, *b, *v;
+		char name[64], buf[32];
+
+		if (!close_)
+			break;
+		b = close_;
+		while (a < b && *a == ' ')
+			a++;
+		while (b > a && b[-1] == ' ')
+			b--;
+		snprintf(name, sizeof(name), "%.*s", (int)(b - a), a);
+		v = lookup(mc, name, buf, sizeof(buf));
+		if (!v)
+			return mod_fail(mc, ERR_INTERNAL, "template %s: no value for {{%s}}",
+					tmpl, name);
+		strbuf_add(out, s, (size_t)(open_ - s));
+		strbuf_addstr(out, v);
+		s = close_ + 2;
+	}
+	strbuf_addstr(out, s);
+	return 0;
+}
+
+/* Prints the mode (octal) on the first line, then the content; exit 3 when absent. */
+static const char read_script[] =
+	"[ -e \"$1\" ] || exit 3; stat -c %a -- \"$1\" && exec cat -- \"$1\"";
+
+static int read_with_mode(struct mod_ctx *mc, const char *path, struct strbuf *out,
+			  unsigned *ret_mode, bool *ret_exists)
+{
+	const char *argv[] = { "sh", "-c", read_script, "sh", path, NULL };
+	struct cmd_result res;
+	json_t *cached = mc->phase == PHASE_APPLY ? NULL : json_object_get(mc->files, path);
+	const char *nl;
+	int ret;
+
+	*ret_exists = false;
+	if (cached) {
+		*ret_exists = !json_is_null(cached);
+		if (*ret_exists && ret_mode)
+			*ret_mode = (unsigned)json_integer_value(json_object_get(cached, "mode"));
+		if (*ret_exists)
+			strbuf_add(out, json_string_value(json_object_get(cached, "content")),
+				   json_string_length(json_object_get(cached, "content")));
+		return 0;
+	}
+	ret = mod_exec(mc, argv, NULL, &res);
+	if (ret)
+		goto out;
+	if (res.exit_status == 3)
+		goto out;
+	nl = memchr(res.out.buf, '\n', res.out.len);
+	if (res.exit_status || !nl || res.out_truncated) {
+		struct strbuf why = STRBUF_INIT;
+
+		first_line(&res, &why);
+		ret = mod_fail(mc, ERR_REMOTE, "cannot read %s%s%s", path,
+			       why.len ? ": " : "", res.out_truncated ? "larger than 1 MiB" : why.buf);
+		strbuf_release(&why);
+		goto out;
+	}
+	*ret_exists = true;
+	if (ret_mode)
+		*ret_mode = (unsigned)strtoul(res.out.buf, NULL, 8);
+	strbuf_add(out, nl + 1, res.out.len - (size_t)(nl + 1 - res.out.buf));
+out:
+	cmd_result_release(&res);
+	return ret;
+}
+
+int mod_read_file(struct mod_ctx *mc, const char *path, struct strbuf *out,
+		  bool *ret_exists)
+{
+	return read_with_mode(mc, path, out, NULL, ret_exists);
+}
+
+/* Temporary file beside the target, then rename: the target is old or new, whole. */
+static const char write_script[] =
+	"set -e; umask 077; d=$(dirname -- \"$1\"); mkdir -p -- \"$d\"; "
+	"t=$(mktemp -- \"$1.bringup.XXXXXX\"); trap 'rm -f -- \"$t\"' EXIT; "
+	"cat >\"$t\"; chmod \"$2\" \"$t\"; sync -- \"$t\" 2>/dev/null || sync; "
+	"mv -f -- \"$t\" \"$1\"; trap - EXIT";
+
+int mod_put_file(struct mod_ctx *mc, const char *path, const char *content,
+		 unsigned mode, bool *ret_changed)
+{
+	struct strbuf old = STRBUF_INIT, diff = STRBUF_INIT;
+	unsigned old_mode = 0;
+	bool exists;
+	char modebuf[8];
+	int ret = read_with_mode(mc, path, &old, &old_mode, &exists);
+
+	if (ret_changed)
+		*ret_changed = false;
+	if (ret || (exists && old_mode == mode && !strcmp(old.buf, content)))
+		goto out;
+	if (ret_changed)
+		*ret_changed = true;
+	if (mc->phase != PHASE_APPLY) {
+		char *a = xasprintf("a%s", path), *b = xasprintf("b%s", path);
+
+		diff_unified(exists ? a : "/dev/null", old.buf, b, content, &diff);
+		if (exists && old_mode != mode)
+			mod_change(mc, diff.buf, "%s: mode %o -> %o%s", path, old_mode, mode,
+				   strcmp(old.buf, content) ? ", new content" : "");
+		else
+			mod_change(mc, diff.buf, "%s %s", exists ? "update" : "create", path);
+		free(a);
+		free(b);
+		goto out;
+	}
+	snprintf(modebuf, sizeof(modebuf), "%o", mode);
+	{
+		const char *argv[] = { "sh", "-c", write_script, "sh", path, modebuf, NULL };
+		struct cmd_result res;
+
+		ret = mod_exec_ok(mc, argv, content, &res);
+		cmd_result_release(&res);
+	}
+	if (!ret)
+		mod_note(mc, "wrote %s", path);
+	json_object_del(mc->files, path);
+out:
+	strbuf_release(&old);
+	strbuf_release(&diff);
+	return ret;
+}
+
+int mod_put_template(struct mod_ctx *mc, const char *tmpl, const char *path,
+		     unsigned mode, bool *ret_changed)
+{
+	struct strbuf text = STRBUF_INIT;
+	int ret = mod_render(mc, tmpl, &text);
+
+	if (!ret)
+		ret = mod_put_file(mc, path, text.buf, mode, ret_changed);
+	strbuf_release(&text);
+	return ret;
+}

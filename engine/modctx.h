@@ -1,0 +1,44 @@
+/*
+ * The engine's side of struct mod_ctx (modules/module.h): deploy.c makes
+ * one per host and stage, on the worker that runs it. A mod_ctx reaches the
+ * host through the runner's task (or runs locally for local stages), logs
+ * every command to the run log and records changes, notes and skips.
+ */
+#ifndef BRINGUP_MODCTX_H
+#define BRINGUP_MODCTX_H
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdbool.h>
+
+#include "runlog.h"
+#include "runner.h"
+#include "strlist.h"
+
+enum mod_phase { PHASE_CHECK, PHASE_APPLY, PHASE_VERIFY };
+
+struct mod_ctx {
+	struct task_ctx *task;      /* the runner's task (notes, and commands unless local) */
+	bool local;                 /* commands run on the admin host */
+	const char *host;           /* inventory name, or "localhost" */
+	const char *stage;
+	bool checking;              /* --check */
+	enum mod_phase phase;
+	json_t *params;             /* typed, merged; borrowed */
+	json_t *set;                /* mod_set values; owned */
+	json_t *files;              /* mod_probe's cache: path -> {mode, content} | null */
+	struct runlog *log;         /* may be NULL */
+	const volatile sig_atomic_t *cancelled;
+	unsigned timeout_s;         /* per command; 0: the runner's */
+	struct err *err;            /* the task's error */
+	/* Results. */
+	struct strlist changes, diffs;    /* from check (diffs: "" when none) */
+	struct strlist verify_changes;    /* from a verify that re-checks */
+	bool skipped;
+	char *skip_reason;
+};
+
+void mod_ctx_init(struct mod_ctx *mc);
+void mod_ctx_release(struct mod_ctx *mc);
+
+#endif

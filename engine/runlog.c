@@ -1,0 +1,274 @@
+/*
+ * Run directories, command logs and redaction; see runlog.h.
+ */
+#include "runlog.h"
+#include "strlist.h"
+#include "xalloc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct runlog {
+	char *dir;
+	struct strlist secrets;
+};
+
+char *state_dir_default(const char *cluster)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+
+	if (xdg && *xdg == '/')
+		return xasprintf("%s/bringup/%s", xdg, cluster);
+	return xasprintf("%s/.local/state/bringup/%s", home && *home ? home : ".", cluster);
+}
+
+char *run_id_new(void)
+{
+	struct timespec ts;
+	struct tm tm;
+	char buf[32];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(buf, sizeof(buf), "%Y%m%dT%H%M%SZ", &tm);
+	return xasprintf("%s-%ld", buf, (long)getpid());
+}
+
+int mkdir_p(const char *path, struct err *err)
+{
+	char *p = xstrdup(path);
+	int rc = 0;
+
+	for (char *s = p + 1; ; s++) {
+		if (*s && *s != '/')
+			continue;
+		char c = *s;
+
+		*s = '\0';
+		if (mkdir(p, 0700) && errno != EEXIST) {
+			rc = err_set(err, ERR_IO, "cannot create %s: %s", p, strerror(errno));
+			break;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return rc;
+}
+
+int run_mark_last(const char *state_dir, const char *run_id, struct err *err)
+{
+	char *target = xasprintf("runs/%s", run_id);
+	char *tmp = xasprintf("%s/.last.%ld", state_dir, (long)getpid());
+	char *last = xasprintf("%s/last", state_dir);
+	int rc = 0;
+
+	unlink(tmp);
+	if (symlink(target, tmp) || rename(tmp, last)) {
+		rc = err_set(err, ERR_IO, "cannot update %s: %s", last, strerror(errno));
+		unlink(tmp);
+	}
+	free(target);
+	free(tmp);
+	free(last);
+	return rc;
+}
+
+int run_last(const char *state_dir, char **ret_id, struct err *err)
+{
+	char *last = xasprintf("%s/last", state_dir);
+	char buf[PATH_MAX];
+	ssize_t n = readlink(last, buf, sizeof(buf) - 1);
+	const char *id;
+	int rc = 0;
+
+	if (n < 0) {
+		rc = err_set(err, ERR_NOTFOUND, "no earlier run under %s", state_dir);
+	} else {
+		buf[n] = '\0';
+		id = strrchr(buf, '/');
+		*ret_id = xstrdup(id ? id + 1 : buf);
+	}
+	free(last);
+	return rc;
+}
+
+int runlog_open(const char *run_dir, struct runlog **ret, struct err *err)
+{
+	char *hosts = xasprintf("%s/hosts", run_dir);
+	int rc = mkdir_p(hosts, err);
+
+	free(hosts);
+	if (rc)
+		return rc;
+	*ret = xcalloc(1, sizeof(**ret));
+	(*ret)->dir = xstrdup(run_dir);
+	return 0;
+}
+
+void runlog_free(struct runlog *rl)
+{
+	if (!rl)
+		return;
+	for (size_t i = 0; i < rl->secrets.n; i++)
+		explicit_bzero(rl->secrets.v[i], strlen(rl->secrets.v[i]));
+	strlist_clear(&rl->secrets);
+	free(rl->dir);
+	free(rl);
+}
+
+const char *runlog_dir(const struct runlog *rl)
+{
+	return rl->dir;
+}
+
+void runlog_add_secret(struct runlog *rl, const char *secret)
+{
+	if (secret && strlen(secret) >= 4 && strlist_index(&rl->secrets, secret) < 0)
+		strlist_push(&rl->secrets, secret);
+}
+
+static bool secret_name(const char *key)
+{
+	static const char *const words[] = { "password", "passwd", "secret", "token",
+					     "credential", "api_key", "apikey", "private_key" };
+	char *low = xstrdup(key);
+	bool hit = false;
+
+	for (char *c = low; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]) && !hit; i++)
+		hit = strstr(low, words[i]) != NULL;
+	free(low);
+	return hit;
+}
+
+static void add_all_strings(struct runlog *rl, const json_t *v)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (json_is_string(v))
+		runlog_add_secret(rl, json_string_value(v));
+	else if (json_is_object(v))
+		json_object_foreach((json_t *)v, k, x)
+			add_all_strings(rl, x);
+	else if (json_is_array(v))
+		json_array_foreach(v, i, x)
+			add_all_strings(rl, x);
+}
+
+void runlog_add_secrets_from(struct runlog *rl, const json_t *vars)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (json_is_object(vars)) {
+		json_object_foreach((json_t *)vars, k, x) {
+			if (secret_name(k))
+				add_all_strings(rl, x);
+			else
+				runlog_add_secrets_from(rl, x);
+		}
+	} else if (json_is_array(vars)) {
+		json_array_foreach(vars, i, x)
+			runlog_add_secrets_from(rl, x);
+	}
+}
+
+void runlog_redact(const struct runlog *rl, const char *s, size_t len, struct strbuf *out)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t hit = 0;
+
+		for (size_t k = 0; k < rl->secrets.n && !hit; k++) {
+			size_t sl = strlen(rl->secrets.v[k]);
+
+			if (sl <= len - i && !memcmp(s + i, rl->secrets.v[k], sl))
+				hit = sl;
+		}
+		if (hit) {
+			strbuf_addstr(out, REDACTED);
+			i += hit;
+		} else {
+			strbuf_addch(out, s[i++]);
+		}
+	}
+}
+
+static void add_stream(const struct runlog *rl, struct strbuf *sb, const char *name,
+		       const struct strbuf *data, bool truncated)
+{
+	if (!data->len)
+		return;
+	strbuf_addf(sb, "--- %s%s\n", name, truncated ? " (truncated)" : "");
+	runlog_redact(rl, data->buf, data->len, sb);
+	if (data->buf[data->len - 1] != '\n')
+		strbuf_addch(sb, '\n');
+}
+
+static const char *outcome_text(const struct cmd_result *res, char *buf, size_t n)
+{
+	switch (res->outcome) {
+	case CMD_EXITED:
+		snprintf(buf, n, "exit %d", res->exit_status);
+		return buf;
+	case CMD_TIMED_OUT:
+		return "timed out";
+	case CMD_KILLED:
+		return "killed by a signal";
+	default:
+		return "connection lost";
+	}
+}
+
+void runlog_command(struct runlog *rl, const char *host, const char *stage,
+		    const char *command, const struct cmd_result *res,
+		    const char *errmsg)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = xasprintf("%s/hosts/%s.log", rl->dir, host);
+	char stamp[32], buf[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	int fd;
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	strbuf_addf(&sb, "=== %s %s %s\n$ ", stamp, stage, host);
+	runlog_redact(rl, command, strlen(command), &sb);
+	strbuf_addch(&sb, '\n');
+	if (res) {
+		strbuf_addf(&sb, "%s in %.3f s\n", outcome_text(res, buf, sizeof(buf)),
+			    res->duration_s);
+		add_stream(rl, &sb, "stdout", &res->out, res->out_truncated);
+		add_stream(rl, &sb, "stderr", &res->err, res->err_truncated);
+	} else {
+		strbuf_addstr(&sb, "not run: ");
+		runlog_redact(rl, errmsg ? errmsg : "", errmsg ? strlen(errmsg) : 0, &sb);
+		strbuf_addch(&sb, '\n');
+	}
+	/* One write per record with O_APPEND: records never interleave. */
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		if (write(fd, sb.buf, sb.len) < 0) {
+			/* A log that cannot be written must not fail the run. */
+		}
+		close(fd);
+	}
+	free(path);
+	strbuf_release(&sb);
+}

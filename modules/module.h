@@ -1,0 +1,158 @@
+/*
+ * The stage-module interface: what a playbook stage runs on a host.
+ *
+ * A module is one struct stage_module in modules/mod-NAME.c, listed once in
+ * the sorted table in modules/modules.c. It works through its mod_ctx only
+ * (engine/modctx.c implements it): typed parameters, commands on the host
+ * with bounded output and a timeout, files written atomically, templates
+ * from templates/. It never sees the SSH session or the runner, never
+ * prints and never exits.
+ *
+ * The engine drives every module the same way on each host:
+ *   check()  read-only; records each change it would make (mod_change, or
+ *            mod_put_file in check mode, which records a diff);
+ *            no change recorded means "in desired state"
+ *   apply()  only when check recorded changes, never with --check; makes
+ *            them, and must be safe to run twice (a run may be cut anywhere)
+ *   verify() after apply; proves the result (default: check again and
+ *            require that it records no change)
+ * A module may end early with mod_skip() (e.g. SELinux disabled: nothing to
+ * do on that host) from check.
+ */
+#ifndef BRINGUP_MODULE_H
+#define BRINGUP_MODULE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../engine/err.h"
+#include "../engine/ssh.h"
+#include "../engine/strbuf.h"
+
+enum mod_flags {
+	MOD_PER_HOST = 1u << 0,   /* runs on every host of the stage */
+	MOD_ONCE = 1u << 1,       /* runs on one chosen host (run_once) */
+	MOD_LOCAL = 1u << 2,      /* runs on the admin host */
+	MOD_MAY_REBOOT = 1u << 3, /* a change may only take effect after a reboot */
+};
+
+enum param_type { PARAM_STRING, PARAM_BOOL, PARAM_UINT };
+
+struct param_spec {
+	const char *name;
+	enum param_type type;
+	const char *def;          /* default, as it would be written in YAML */
+	const char *var;          /* inventory variable that supplies it, or NULL */
+	const char *help;
+	/* Extra check of a string value: NULL when fine, else what is expected. */
+	const char *(*valid)(const char *value);
+};
+
+struct mod_ctx;
+
+struct stage_module {
+	const char *name;          /* the name playbooks use */
+	const char *summary;       /* one line for `bringup deploy --list-modules` */
+	unsigned version;          /* bumped when what the module writes changes */
+	unsigned flags;
+	const struct param_spec *params; /* terminated by a NULL name */
+	int (*check)(struct mod_ctx *mc);
+	int (*apply)(struct mod_ctx *mc);
+	int (*verify)(struct mod_ctx *mc); /* NULL: check again, expect no change */
+};
+
+/* The table in modules.c, sorted by name. */
+extern const struct stage_module *const stage_modules[];
+extern const size_t stage_nmodules;
+const struct stage_module *stage_module_find(const char *name);
+const struct param_spec *module_param(const struct stage_module *m, const char *name);
+
+/*
+ * Checks `value` (a parameter's YAML value as JSON) against its spec.
+ * Returns NULL when it fits, else a static text saying what was expected.
+ */
+const char *param_check(const struct param_spec *p, const json_t *value);
+
+/* ---- what a module may use (engine/modctx.c) ---- */
+
+const char *mod_host(const struct mod_ctx *mc);
+bool mod_checking(const struct mod_ctx *mc);          /* --check: change nothing */
+
+/* Typed parameters; names must be in the module's spec (else abort). */
+const char *mod_param_str(const struct mod_ctx *mc, const char *name);
+bool mod_param_bool(const struct mod_ctx *mc, const char *name);
+unsigned mod_param_uint(const struct mod_ctx *mc, const char *name);
+
+/*
+ * A value for templates ({{name}}) that the module computes; copied. It
+ * lasts from check to apply and verify on the same host, which is how a
+ * module hands its findings on. mod_get returns "" for a name never set.
+ */
+void mod_set(struct mod_ctx *mc, const char *name, const char *value);
+const char *mod_get(const struct mod_ctx *mc, const char *name);
+
+/*
+ * Runs argv (quoted for the remote shell, never pasted) on the host; `input`
+ * (may be NULL) goes to its stdin. Output is capped, the command has the
+ * inventory's timeout, and the command, exit status, output and duration
+ * go to the run's log with secrets redacted. Returns 0 when the command ran
+ * (look at res->exit_status) or an error (connection, timeout, cancel).
+ * res is initialised here; the caller releases it.
+ */
+int mod_exec(struct mod_ctx *mc, const char *const *argv, const char *input,
+	     struct cmd_result *res);
+/* The same, failing with ERR_REMOTE (and the command's stderr) unless it exits 0. */
+int mod_exec_ok(struct mod_ctx *mc, const char *const *argv, const char *input,
+		struct cmd_result *res);
+/* Runs templates/NAME with `sh -s -- args...`; args NULL-terminated, may be NULL. */
+int mod_script(struct mod_ctx *mc, const char *tmpl, const char *const *args,
+	       struct cmd_result *res);
+
+/*
+ * One round trip for a whole check: runs templates/TMPL (may be NULL) with
+ * args like mod_script (its output in res), and reads every file of `paths`
+ * (NULL-terminated) into a cache that mod_read_file and mod_put_file then
+ * use instead of asking the host again (until apply writes).
+ */
+int mod_probe(struct mod_ctx *mc, const char *tmpl, const char *const *args,
+	      const char *const *paths, struct cmd_result *res);
+
+/* Renders templates/NAME: {{name}} becomes a mod_set() value or a parameter. */
+int mod_render(struct mod_ctx *mc, const char *tmpl, struct strbuf *out);
+
+/*
+ * Reads a remote file: 0 with *ret_exists false when it is absent.
+ */
+int mod_read_file(struct mod_ctx *mc, const char *path, struct strbuf *out,
+		  bool *ret_exists);
+
+/*
+ * Makes `path` hold exactly `content` (mode as octal, e.g. 0644). When it
+ * already does: nothing, *ret_changed false. Otherwise in check mode it
+ * records the change with a unified diff; in apply mode it writes a
+ * temporary file beside it and renames it over (atomic on the host).
+ * ret_changed may be NULL.
+ */
+int mod_put_file(struct mod_ctx *mc, const char *path, const char *content,
+		 unsigned mode, bool *ret_changed);
+/* mod_put_file of a rendered template. */
+int mod_put_template(struct mod_ctx *mc, const char *tmpl, const char *path,
+		     unsigned mode, bool *ret_changed);
+
+/* Records one change check found (or apply made); "diff" may be NULL. */
+void mod_change(struct mod_ctx *mc, const char *diff, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Number of changes recorded so far. */
+size_t mod_nchanges(const struct mod_ctx *mc);
+/* Ends the module on this host as "skipped" with a reason; returns 0. */
+int mod_skip(struct mod_ctx *mc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A line of progress for the event stream. */
+void mod_note(struct mod_ctx *mc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Fails the module: sets the error (ERR_REMOTE unless code says) and returns the code. */
+int mod_fail(struct mod_ctx *mc, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

@@ -8,21 +8,43 @@ FIX=$(cd "$(dirname "$0")/../fixtures/tools" && pwd)
 OUT="$TEST_DIR/out.json"
 ERR="$TEST_DIR/err.txt"
 
-# jget FILE PATH: the value at a/0/b in the JSON file (python repr for bools)
-jget() {
-	python3 - "$1" "$2" <<'PY'
-import json, sys
-v = json.load(open(sys.argv[1]))
-for part in sys.argv[2].split("/"):
-    v = v[int(part)] if isinstance(v, list) else v[part]
-print(json.dumps(v) if not isinstance(v, str) else v)
-PY
-}
-# expect TOOL FILE PATH WANT: parse FILE and check one value
+# expect TOOL FILE PATH WANT: parse FILE now, check PATH (a/0/b) = WANT in
+# check_all (one python run for every check: python starts slowly)
+CHECKS="$TEST_DIR/checks.tsv"
+: >"$CHECKS"
+nexp=0
 expect() {
-	"$BRINGUP" parse "$1" "$FIX/$1/$2" >"$OUT" || fail "parse $1 $2 failed"
-	got=$(jget "$OUT" "$3") || fail "$1 $2: no $3"
-	[ "$got" = "$4" ] || fail "$1 $2: $3 is '$got', want '$4'"
+	nexp=$((nexp + 1))
+	"$BRINGUP" parse "$1" "$FIX/$1/$2" >"$TEST_DIR/e$nexp.json" || fail "parse $1 $2 failed"
+	printf '%s\t%s\t%s\t%s\n' "$TEST_DIR/e$nexp.json" "$3" "$4" "$1 $2" >>"$CHECKS"
+}
+# check_json FILE...: every FILE is valid JSON (as python3 -m json.tool reads it)
+check_json() {
+	python3 -c 'import json, sys
+for f in sys.argv[1:]:
+    try:
+        json.load(open(f))
+    except ValueError as e:
+        sys.exit("%s: invalid JSON: %s" % (f, e))' "$@" || fail "invalid JSON"
+}
+check_all() {
+	python3 - "$CHECKS" <<'PY' || fail "values differ from the captures"
+import json, sys
+bad = 0
+for line in open(sys.argv[1]):
+    path_, where, want, label = line.rstrip("\n").split("\t")
+    v = json.load(open(path_))
+    try:
+        for part in where.split("/"):
+            v = v[int(part)] if isinstance(v, list) else v[part]
+    except (KeyError, IndexError):
+        v = "(missing)"
+    got = v if isinstance(v, str) else json.dumps(v)
+    if got != want:
+        print("%s: %s is %r, want %r" % (label, where, got, want))
+        bad = 1
+sys.exit(bad)
+PY
 }
 
 # --list and --help
@@ -40,11 +62,14 @@ n=0
 for f in "$FIX"/*/*; do
 	case $f in */SOURCES.md | */malformed_*) continue ;; esac
 	tool=$(basename "$(dirname "$f")")
-	"$BRINGUP" parse "$tool" "$f" >"$OUT" 2>"$ERR" || fail "parse $tool $f: $(cat "$ERR")"
-	python3 -m json.tool "$OUT" >/dev/null || fail "$tool $f: invalid JSON"
 	n=$((n + 1))
+	"$BRINGUP" parse "$tool" "$f" >"$TEST_DIR/all$n.json" 2>"$ERR" ||
+		fail "parse $tool $f: $(cat "$ERR")"
 done
 [ "$n" -ge 40 ] || fail "only $n samples found"
+check_json "$TEST_DIR"/all*.json
+# and json.tool itself, as a user would check it
+python3 -m json.tool "$TEST_DIR/all1.json" >/dev/null || fail "json.tool rejects all1.json"
 
 # stdin gives the same result as the file
 "$BRINGUP" parse ibstat <"$FIX/ibstat/a100_hdr200_8x_ib_healthy.txt" >"$TEST_DIR/stdin.json" || fail "stdin"
@@ -84,6 +109,7 @@ expect mmremotecluster mmremotecluster_show_all_ess3000.txt clusters/0/file_syst
 expect mmremotefs mmremotefs_show_all.txt filesystems/0/mount_point /mnt/fs1
 expect os-release debian_12_bookworm.txt VERSION_ID 12
 expect getenforce permissive.txt mode Permissive
+check_all
 
 # malformed samples: exit 1, "TOOL: line N:" from the file name
 m=0

@@ -5,7 +5,7 @@
 # as "command not found" (exit 127) until GPFS is installed on the node.
 #
 # Node state:    state/gpfs/installed      Spectrum Scale version (absent: not installed)
-#                root/usr/lpp/mmfs/bin/mm* links to the stand-ins (installed nodes)
+#                root/usr/lpp/mmfs/bin/mm* exec the stand-ins (installed nodes)
 # Cluster state, under $C/gpfs/ (read-modify-write under flock $C/gpfs/.lock):
 #   hosts                 "name address" of every simulated node (for -N)
 #   installed/NAME        nodes with GPFS installed (mmaddnode checks it)
@@ -34,13 +34,15 @@ gpfs_installed() {
 
 # gpfs_mark_installed: what installing the gpfs.base package does to the
 # node, including /usr/lpp/mmfs/bin (in the node's /usr overlay) whose
-# entries lead to the stand-ins, for callers that use the full path.
+# entries hand over to the stand-ins, for callers that use the full path.
 gpfs_mark_installed() {
 	mkdir -p "$S/gpfs" "$G/installed" "$N/root/usr/lpp/mmfs/bin"
 	echo "$GPFS_VERSION" >"$S/gpfs/installed"
 	echo "$GPFS_VERSION" >"$G/installed/$NODE_NAME"
 	for f in "$(dirname "$0")"/mm*; do
-		ln -sf "/run/bringup-sim/bin/${f##*/}" "$N/root/usr/lpp/mmfs/bin/${f##*/}"
+		printf '#!/bin/sh\nexec /run/bringup-sim/bin/%s "$@"\n' "${f##*/}" \
+			>"$N/root/usr/lpp/mmfs/bin/${f##*/}"
+		chmod 755 "$N/root/usr/lpp/mmfs/bin/${f##*/}"
 	done
 }
 

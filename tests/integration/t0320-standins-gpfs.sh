@@ -19,7 +19,8 @@ for i in 4 2 3 1; do	# any order: node 0 names the cluster
 	initnode "$D/dgx0$i" "$CLUSTER" || fail "init of dgx0$i failed"
 done
 A=$D/dgx01 B=$D/dgx02 BARE=$D/dgx04
-[ "$(readlink "$A/root/usr/lpp/mmfs/bin/mmlscluster")" = /run/bringup-sim/bin/mmlscluster ] ||
+[ -x "$A/root/usr/lpp/mmfs/bin/mmlscluster" ] &&
+	grep -qx 'exec /run/bringup-sim/bin/mmlscluster "$@"' "$A/root/usr/lpp/mmfs/bin/mmlscluster" ||
 	fail "a ready node has /usr/lpp/mmfs/bin/mmlscluster"
 [ -e "$BARE/root/usr/lpp/mmfs" ] && fail "a bare node has no /usr/lpp/mmfs"
 

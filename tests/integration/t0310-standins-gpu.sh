@@ -55,6 +55,9 @@ on "$H" nvidia-smi topo -m >"$OUT/a"
 sed -n '/^Legend:/,/^  NV#/p' "$FIX/real/topo_m_8x_a100_nv12_10_nics_pxb.txt" >"$OUT/b"
 sed -n '/^Legend:/,/^  NV#/p' "$OUT/a" | diff -u "$OUT/b" - || fail "topo legend differs"
 grep -q '^NIC Legend:$' "$OUT/a" || fail "a 550 driver prints the NIC legend"
+# one NIC per GPU, behind the same PCIe switch (PXB, as in the capture)
+awk -F '\t' '/^GPU[0-7]\t/ { g = substr($1, 4); if ($(10 + g) != "PXB") bad = 1 } END { exit bad }' "$OUT/a" ||
+	fail "GPU k and NIC k must share a switch"
 awk -F '\t' 'NR == 1 { n = NF } NF > 1 && NF != n { exit 1 }' "$OUT/a" ||
 	fail "topo rows do not have as many cells as the header"
 

@@ -18,7 +18,7 @@ enum smi_part { SMI_TOP, SMI_GPUS, SMI_BETWEEN, SMI_PROCS_HEAD, SMI_PROCS, SMI_S
 
 struct smi_state {
 	json_t *root, *gpus, *gpu;
-	int gpu_lines; /* table rows seen for the current GPU */
+	int gpu_lines; /* table rows since the last rule line */
 	int procs_have_gi; /* the processes header has GI/CI columns */
 	enum smi_part part;
 };
@@ -107,21 +107,23 @@ static int smi_gpu_row(struct smi_state *st, struct pline *ln, struct err *err)
 
 	if (table_cells(ln->text, cell, 4) != 3)
 		return pline_error(ln, err, "expected a 3-column GPU row");
-	if (cell[0][0] >= '0' && cell[0][0] <= '9') {
-		st->gpu_lines = 1;
+	/* rows count from the last +---+ rule: a fan of "27%" looks like an
+	 * index, so the position says which row this is */
+	switch (++st->gpu_lines) {
+	case 1:
 		if (smi_gpu_line1(st, cell))
 			return pline_error(ln, err, "bad GPU row");
 		return 0;
-	}
-	if (!st->gpu)
-		return pline_error(ln, err, "GPU row before any GPU");
-	if (++st->gpu_lines == 2) {
+	case 2:
 		if (smi_gpu_line2(st, cell))
 			return pline_error(ln, err, "bad GPU usage row");
 		return 0;
+	case 3:
+		jset_str(st->gpu, "mig_mode", cell[2]);
+		return 0;
+	default:
+		return pline_error(ln, err, "more than 3 rows for one GPU");
 	}
-	jset_str(st->gpu, "mig_mode", cell[2]);
-	return 0;
 }
 
 /* "0   N/A  N/A   12345   C   /usr/bin/python3   1234MiB" (GI/CI since R450) */
@@ -133,10 +135,12 @@ static int smi_proc_row(struct smi_state *st, char *row)
 
 	if (split_ws(row, t, nfix + 1) != nfix + 1)
 		return -1;
+	/* the name may be blank (processes in other containers) */
 	mem = strrchr(t[nfix], ' ');
-	if (!mem)
-		return -1;
-	*mem++ = '\0';
+	if (mem)
+		*mem++ = '\0';
+	else
+		mem = t[nfix];
 	p = jarray_new_object(jarray_at(st->root, "processes"));
 	jset_num(p, "gpu", t[0]);
 	if (st->procs_have_gi) {
@@ -145,7 +149,7 @@ static int smi_proc_row(struct smi_state *st, char *row)
 	}
 	jset_num(p, "pid", t[nfix - 2]);
 	jset_str(p, "type", t[nfix - 1]);
-	jset_str(p, "process_name", trim(t[nfix]));
+	jset_str(p, "process_name", mem == t[nfix] ? "" : trim(t[nfix]));
 	set_lead_num(p, "memory_mib", mem);
 	return 0;
 }
@@ -160,8 +164,10 @@ static int smi_line(void *state, struct pline *ln, struct err *err)
 			st->part = SMI_BETWEEN;
 		return 0;
 	}
-	if (*s == '+' || st->part == SMI_SKIP)
+	if (*s == '+' || st->part == SMI_SKIP) {
+		st->gpu_lines = 0;
 		return 0;
+	}
 	if (*s != '|') {
 		if (st->part != SMI_TOP || json_object_get(st->root, "timestamp"))
 			return pline_error(ln, err, "not a table line");
@@ -169,6 +175,7 @@ static int smi_line(void *state, struct pline *ln, struct err *err)
 		return 0;
 	}
 	if (strspn(s, "|=+") == strlen(s)) {
+		st->gpu_lines = 0;
 		if (st->part == SMI_TOP)
 			st->part = SMI_GPUS;
 		else if (st->part == SMI_PROCS_HEAD)

@@ -31,6 +31,53 @@ static void test_smi_table_h100(void **state)
 		     "nvidia-smi: line 9: expected a 3-column GPU row");
 }
 
+/* Narrow pre-530 table: a fan of "27%" must not look like a GPU index, and
+ * processes may have no name. */
+static void test_smi_table_510_blank_process_names(void **state)
+{
+	json_t *j = parse_fixture("nvidia-smi", "geforce_2x_510_processes_without_names.txt");
+
+	(void)state;
+	assert_jstr_at(j, "driver_version", "510.54");
+	assert_jsize_at(j, "gpus", 2);
+	assert_jstr_at(j, "gpus/0/fan", "27%");
+	assert_jint_at(j, "gpus/0/power_cap_w", 180);
+	assert_jstr_at(j, "gpus/1/bus_id", "00000000:41:00.0");
+	assert_jint_at(j, "gpus/1/memory_used_mib", 586);
+	assert_jint_at(j, "gpus/1/memory_total_mib", 11264);
+	assert_jstr_at(j, "gpus/1/ecc_uncorrected", "N/A");
+	assert_jsize_at(j, "processes", 6);
+	assert_jint_at(j, "processes/3/gpu", 1);
+	assert_jint_at(j, "processes/3/pid", 166699);
+	assert_jstr_at(j, "processes/3/type", "G");
+	assert_jstr_at(j, "processes/3/process_name", "");
+	assert_jint_at(j, "processes/3/memory_mib", 448);
+	json_decref(j);
+}
+
+/* ERR! and N/A where numbers belong stay strings; names keep their dots. */
+static void test_smi_table_err_values(void **state)
+{
+	json_t *j = parse_fixture("nvidia-smi", "geforce_525_fan_err_exclusive_process_mode.txt");
+
+	(void)state;
+	assert_jstr_at(j, "gpus/0/fan", "ERR!");
+	assert_jint_at(j, "gpus/0/temperature_c", 38);
+	assert_jstr_at(j, "gpus/0/name", "NVIDIA GeForce ...");
+	assert_jstr_at(j, "gpus/0/compute_mode", "E. Process");
+	assert_jint_at(j, "gpus/0/memory_used_mib", 2021);
+	assert_null(jpath(j, "processes"));
+	json_decref(j);
+	j = parse_fixture("nvidia-smi", "gtx1050ti_535_power_na_err_two_processes.txt");
+	assert_jstr_at(j, "timestamp", "Fri Dec 15 20:10:59 2023");
+	assert_jstr_at(j, "gpus/0/power_draw_w", "N/A");
+	assert_jstr_at(j, "gpus/0/power_cap_w", "ERR!");
+	assert_jstr_at(j, "processes/1/process_name", "...libexec/gnome-remote-desktop-daemon");
+	assert_jint_at(j, "processes/1/pid", 2515);
+	assert_jint_at(j, "processes/1/memory_mib", 1);
+	json_decref(j);
+}
+
 /* Driver 535 says "Clocks Event Reasons"; HW Power Brake is active on all 8. */
 static void test_smi_q_h100_power_brake(void **state)
 {
@@ -133,6 +180,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_smi_table_h100),
+		cmocka_unit_test(test_smi_table_510_blank_process_names),
+		cmocka_unit_test(test_smi_table_err_values),
 		cmocka_unit_test(test_smi_q_h100_power_brake),
 		cmocka_unit_test(test_smi_q_a100_old_throttle_name),
 		cmocka_unit_test(test_topo_a100_tabs_and_spaces),

@@ -40,7 +40,8 @@ const char *sim_job_last_line(struct sim_job *j);
 
 /*
  * Runs the jobs, at most `parallel` at a time, each with environment envp and
- * stdin from /dev/null. Fails only when a process cannot be started; look at
+ * stdin from /dev/null. It reaps with waitpid(-1): call it only where the
+ * process has no other children (cmd/cmd-sim.c). Fails only when a process cannot be started; look at
  * each job's status for how it went.
  */
 int sim_jobs_run(struct sim_job *jobs, size_t n, unsigned parallel, char *const *envp,

@@ -714,23 +714,69 @@ static int write_sshd_configs(const struct sim *s, struct err *err)
 	return ret;
 }
 
-static bool is_bind_failure(struct sim_job *j)
+/* sshd -E sends even its startup errors to the log: the last line written
+ * past offset `from` (it appends) says why a start failed. */
+static void log_last_line(const char *log, off_t from, struct strbuf *out)
 {
-	return strstr(j->errout.buf, "Address already in use") ||
-	       strstr(j->errout.buf, "Cannot bind any address");
+	struct strbuf sb = STRBUF_INIT;
+	struct err e = ERR_INIT;
+
+	if (!simfs_read(log, &sb, &e) && (size_t)from <= sb.len) {
+		strbuf_rtrim(&sb);
+		const char *start = sb.buf + from, *nl = strrchr(start, '\n');
+
+		strbuf_addstr(out, nl ? nl + 1 : start);
+	}
+	strbuf_release(&sb);
+	err_clear(&e);
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : st.st_size;
 }
 
 /*
- * Starts the sshd of the given nodes (idx, n of them) and waits for their
- * pid files. *ret_bind_failed tells a lost race for the port from other
- * failures.
+ * Waits until the sshd of node i has written its pid file, which it does once
+ * its socket is bound, so the node accepts connections when this returns.
+ * A bind failure (another cluster won the port) sets *ret_bind_failed.
  */
+static int wait_sshd(const struct sim *s, unsigned i, const char *log, off_t from,
+		     bool *ret_bind_failed, struct err *err)
+{
+	struct strbuf why = STRBUF_INIT;
+	int ret = 0;
+
+	for (unsigned waited = 0; !sim_node_sshd_pid(s, i); waited += 10) {
+		strbuf_reset(&why);
+		log_last_line(log, from, &why);
+		if (strstr(why.buf, "Cannot bind any address")) {
+			*ret_bind_failed = true;
+			ret = err_set(err, ERR_STATE, "sshd of %s: %s", s->nodes[i].name, why.buf);
+			break;
+		}
+		if (waited >= START_WAIT_MS) {
+			ret = err_set(err, ERR_TIMEOUT, "sshd of %s did not start: %s (see %s)",
+				      s->nodes[i].name, why.len ? why.buf : "no pid file", log);
+			break;
+		}
+		sleep_ms(10);
+	}
+	strbuf_release(&why);
+	return ret;
+}
+
+/* Starts the sshd of the given nodes (idx, n of them) and waits until each
+ * accepts connections. */
 static int start_sshds(const struct sim *s, const unsigned *idx, unsigned n, char *const *envp,
 		       bool *ret_bind_failed, struct err *err)
 {
 	const char *sshd = first_existing(sshd_paths);
 	char **argvs = xcalloc((size_t)n * 6, sizeof(*argvs));
 	char **paths = xcalloc((size_t)n * 2, sizeof(*paths));
+	off_t *logpos = xcalloc(n, sizeof(*logpos));
 	struct sim_job *jobs = xcalloc(n, sizeof(*jobs));
 	int ret = 0;
 
@@ -751,6 +797,7 @@ static int start_sshds(const struct sim *s, const unsigned *idx, unsigned n, cha
 
 		paths[2 * k] = xasprintf("%s/sshd_config", nd);
 		paths[2 * k + 1] = xasprintf("%s/sshd.log", nd);
+		logpos[k] = file_size(paths[2 * k + 1]);
 		argv[0] = (char *)sshd;
 		argv[1] = "-f";
 		argv[2] = paths[2 * k];
@@ -762,23 +809,16 @@ static int start_sshds(const struct sim *s, const unsigned *idx, unsigned n, cha
 	for (unsigned k = 0; !ret && k < n; k++) {
 		if (!jobs[k].status)
 			continue;
-		*ret_bind_failed = is_bind_failure(&jobs[k]);
-		ret = err_set(err, ERR_STATE, "sshd of %s failed to start (exit %d): %s; see %s",
-			      s->nodes[idx[k]].name, jobs[k].status, sim_job_last_line(&jobs[k]),
-			      paths[2 * k + 1]);
+		struct strbuf why = STRBUF_INIT;
+
+		log_last_line(paths[2 * k + 1], logpos[k], &why);
+		ret = err_set(err, ERR_STATE, "sshd of %s failed to start (exit %d): %s",
+			      s->nodes[idx[k]].name, jobs[k].status,
+			      why.len ? why.buf : sim_job_last_line(&jobs[k]));
+		strbuf_release(&why);
 	}
-	/* The daemon writes its pid file just after detaching. */
-	for (unsigned k = 0, waited = 0; !ret && k < n;) {
-		if (sim_node_sshd_pid(s, idx[k])) {
-			k++;
-		} else if (waited >= START_WAIT_MS) {
-			ret = err_set(err, ERR_TIMEOUT, "sshd of %s wrote no pid file; see %s",
-				      s->nodes[idx[k]].name, paths[2 * k + 1]);
-		} else {
-			sleep_ms(10);
-			waited += 10;
-		}
-	}
+	for (unsigned k = 0; !ret && k < n; k++)
+		ret = wait_sshd(s, idx[k], paths[2 * k + 1], logpos[k], ret_bind_failed, err);
 out:
 	for (unsigned k = 0; k < n; k++) {
 		sim_job_release(&jobs[k]);
@@ -787,6 +827,7 @@ out:
 	}
 	free(jobs);
 	free(paths);
+	free(logpos);
 	free(argvs);
 	return ret;
 }
@@ -812,6 +853,13 @@ static int start_all_sshds(struct sim *s, char *const *envp, struct err *err)
 			break;
 		sim_down(s->dir, NULL, NULL);
 		from = s->port + 1;
+		/* Two clusters that probed at once lose to each other on every
+		 * port; a random pause lets one of them get ahead. */
+		unsigned char r = 0;
+
+		if (getrandom(&r, 1, 0) != 1)
+			r = (unsigned char)attempt;
+		sleep_ms(10 + r % 64u);
 	}
 	free(idx);
 	return ret;

@@ -126,7 +126,7 @@ static int nccl_row(struct nccl_state *st, char *s)
 static int nccl_line(void *state, struct pline *ln, struct err *err)
 {
 	struct nccl_state *st = state;
-	char *s = ln->text;
+	char *s = ln->text, *p;
 
 	if (!*s)
 		return 0;
@@ -138,6 +138,10 @@ static int nccl_line(void *state, struct pline *ln, struct err *err)
 	}
 	if (strstr(s, " NCCL INFO "))
 		return 0;
+	if ((p = skip_prefix(s, "NCCL version "))) { /* with NCCL_DEBUG=VERSION */
+		jset_str(st->root, "nccl_version", p);
+		return 0;
+	}
 	if (nccl_row(st, s))
 		return pline_error(ln, err, "not a result row");
 	return 0;

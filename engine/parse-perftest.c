@@ -16,6 +16,7 @@
 struct perftest_state {
 	json_t *root, *info, *results;
 	struct strlist cols; /* result column keys, from the "#bytes" header */
+	json_t *address;     /* the last local/remote address, for its GID */
 };
 
 static const char *const perftest_warnings[] = {
@@ -75,6 +76,26 @@ static int perftest_info(struct perftest_state *st, char *s)
 	return pending ? -1 : 0;
 }
 
+/* "LID 0x0d QPN 0x16cb PSN 0xa2ff90 RKey 0x038f5c VAddr 0x007fa65e670000",
+ * one line per QP: {"lid": "0x0d", "qpn": ...} in local or remote. */
+static int perftest_address(struct perftest_state *st, const char *side,
+			    char *s)
+{
+	char *tok[16];
+	size_t n = split_ws(s, tok, ARRAY_SIZE(tok));
+
+	if (n < 2 || n % 2 || n == ARRAY_SIZE(tok))
+		return -1;
+	st->address = jarray_new_object(jarray_at(st->root, side));
+	for (size_t i = 0; i < n; i += 2) {
+		char *key = slug(tok[i]);
+
+		jset_str(st->address, key, tok[i + 1]);
+		free(key);
+	}
+	return 0;
+}
+
 static int perftest_row(struct perftest_state *st, char *s)
 {
 	char **tok = xcalloc(st->cols.n + 1, sizeof(*tok));
@@ -104,8 +125,15 @@ static int perftest_line(void *state, struct pline *ln, struct err *err)
 	}
 	if ((p = skip_prefix(s, "local address:")) ||
 	    (p = skip_prefix(s, "remote address:"))) {
-		jset_str(st->root, *s == 'l' ? "local_address" : "remote_address",
-			 trim(p));
+		if (perftest_address(st, *s == 'l' ? "local" : "remote", p))
+			return pline_error(ln, err, "expected 'NAME value' pairs");
+		return 0;
+	}
+	/* RoCE runs follow each address line with its GID */
+	if ((p = skip_prefix(s, "GID:"))) {
+		if (!st->address)
+			return pline_error(ln, err, "GID before any address line");
+		jset_str(st->address, "gid", trim(p));
 		return 0;
 	}
 	if (skip_prefix(s, "#bytes")) {

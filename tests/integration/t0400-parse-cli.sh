@@ -99,6 +99,7 @@ expect nvidia-smi-topo topo_m_8x_a100_nv12_10_nics_pxb.txt devices/0/links/NIC0 
 expect nvidia-smi-topo topo_m_8x_a100_nv12_10_nics_pxb.txt devices/17/nic_name mlx5_9
 expect perftest ib_write_bw_edr_dgx1_11264MBps_seed_reconstructed.txt results/0/bw_average 11264.11
 expect perftest ib_write_bw_couldnt_allocate_mr_memlock_failure.txt errors/0 "Couldn't allocate MR"
+expect perftest ib_write_bw_bnxt_re_3qp_rdma_cm_gbits_363gbps_spaces.txt remote/2/qpn 0x2c71
 expect nccl-tests all_reduce_2x8_v100_dgx1_edr_ib_openshift_footer_seed_reconstructed.txt avg_bus_bandwidth 12.3088
 expect nccl-tests all_reduce_2x8_h100_gcp_a3mega_new_format_footer.txt rows/30/out_of_place/busbw 338.82
 expect tf_cnn_benchmarks tf_cnn_benchmarks_resnet101_horovod_2gpu_mpijob_elided.txt total_images_per_sec 308.27

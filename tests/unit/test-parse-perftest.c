@@ -18,7 +18,11 @@ static void test_write_bw_edr_dgx1(void **state)
 	assert_jint_at(j, "info/tx_depth", 128);
 	assert_jstr_at(j, "info/mtu", "4096[B]");
 	assert_jstr_at(j, "info/rdma_cm_qps", "OFF");
-	assert_jstr_at(j, "local_address", "LID 0x0d QPN 0x16cb PSN 0xa2ff90 RKey 0x038f5c VAddr 0x007fa65e670000");
+	assert_jstr_at(j, "local/0/lid", "0x0d");
+	assert_jstr_at(j, "local/0/qpn", "0x16cb");
+	assert_jstr_at(j, "local/0/vaddr", "0x007fa65e670000");
+	assert_jstr_at(j, "remote/0/lid", "0x12");
+	assert_null(jpath(j, "local/0/gid"));
 	assert_jsize_at(j, "results", 1);
 	assert_jint_at(j, "results/0/bytes", 65536);
 	assert_jint_at(j, "results/0/iterations", 5000);
@@ -66,6 +70,43 @@ static void test_write_bw_hdr_sweep(void **state)
 	json_decref(j);
 }
 
+/* RoCE: a GID under each address; the server prints a waiting banner. */
+static void test_write_bw_soft_roce_server(void **state)
+{
+	json_t *j = parse_fixture("perftest", "ib_write_bw_soft_roce_rxe0_server_waiting_banner.txt");
+
+	(void)state;
+	assert_jbool_at(j, "ok", 1);
+	assert_jstr_at(j, "info/device", "rxe0");
+	assert_jstr_at(j, "info/link_type", "Ethernet");
+	assert_jint_at(j, "info/gid_index", 1);
+	assert_jstr_at(j, "local/0/qpn", "0x0011");
+	assert_jstr_at(j, "local/0/gid", "00:00:00:00:00:00:00:00:00:00:255:255:192:168:122:205");
+	assert_jstr_at(j, "remote/0/psn", "0xbfbac5");
+	assert_jnum_at(j, "results/0/bw_average", 827.84);
+	json_decref(j);
+}
+
+/* Three QPs over rdma_cm, --report_gbits, tabs expanded in the source. */
+static void test_write_bw_bnxt_3qp_gbits(void **state)
+{
+	json_t *j = parse_fixture("perftest", "ib_write_bw_bnxt_re_3qp_rdma_cm_gbits_363gbps_spaces.txt");
+
+	(void)state;
+	assert_jstr_at(j, "info/device", "bnxt_re0");
+	assert_jint_at(j, "info/number_of_qps", 3);
+	assert_jstr_at(j, "info/transport_type", "IB");
+	assert_jstr_at(j, "info/data_ex_method", "rdma_cm");
+	assert_jsize_at(j, "local", 3);
+	assert_jsize_at(j, "remote", 3);
+	assert_jstr_at(j, "remote/2/qpn", "0x2c71");
+	assert_jstr_at(j, "remote/2/gid", "00:00:00:00:00:00:00:00:00:00:255:255:10:00:00:10");
+	assert_jstr_at(j, "units/bw_average", "Gb/sec");
+	assert_jint_at(j, "results/0/iterations", 4159603);
+	assert_jnum_at(j, "results/0/bw_average", 363.47);
+	json_decref(j);
+}
+
 /* The tool's own failures are results with ok=false, not parse errors. */
 static void test_failures(void **state)
 {
@@ -90,6 +131,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_bw_edr_dgx1),
 		cmocka_unit_test(test_write_bw_hdr_sweep),
+		cmocka_unit_test(test_write_bw_soft_roce_server),
+		cmocka_unit_test(test_write_bw_bnxt_3qp_gbits),
 		cmocka_unit_test(test_failures),
 	};
 	return cmocka_run_group_tests_name("parse-perftest", tests, NULL, NULL);

@@ -102,6 +102,7 @@ expect perftest ib_write_bw_couldnt_allocate_mr_memlock_failure.txt errors/0 "Co
 expect perftest ib_write_bw_bnxt_re_3qp_rdma_cm_gbits_363gbps_spaces.txt remote/2/qpn 0x2c71
 expect nccl-tests all_reduce_2x8_v100_dgx1_edr_ib_openshift_footer_seed_reconstructed.txt avg_bus_bandwidth 12.3088
 expect nccl-tests all_reduce_2x8_h100_gcp_a3mega_new_format_footer.txt rows/30/out_of_place/busbw 338.82
+expect nccl-tests all_reduce_2x_a100_80gb_nccl_debug_info_socket_excerpt.txt nccl_version 2.20.5+cuda12.4
 expect tf_cnn_benchmarks tf_cnn_benchmarks_resnet101_horovod_2gpu_mpijob_elided.txt total_images_per_sec 308.27
 expect tf_cnn_benchmarks tf_cnn_benchmarks_resnet101_horovod_2gpu_mpijob_elided.txt num_gpus 2
 expect mmgetstate mmgetstate_a_3_nodes_active.txt nodes/2/state active

@@ -52,6 +52,25 @@ static void test_nccl_h100_new_layout(void **state)
 	json_decref(j);
 }
 
+/* NCCL_DEBUG=INFO: INFO lines around and inside the table, the NCCL version
+ * line, and the whole capture indented by a markdown code block. */
+static void test_nccl_debug_info_indented(void **state)
+{
+	json_t *j = parse_fixture("nccl-tests", "all_reduce_2x_a100_80gb_nccl_debug_info_socket_excerpt.txt");
+
+	(void)state;
+	assert_jstr_at(j, "nccl_version", "2.20.5+cuda12.4");
+	assert_jint_at(j, "params/nGpus", 2);
+	assert_jsize_at(j, "devices", 2);
+	assert_jstr_at(j, "devices/1/bus_id", "0xa9");
+	assert_jsize_at(j, "rows", 3);
+	assert_jnum_at(j, "rows/2/out_of_place/busbw", 192.43);
+	assert_jnum_at(j, "rows/2/in_place/busbw", 192.18);
+	assert_jnum_at(j, "avg_bus_bandwidth", 179.465);
+	assert_null(jpath(j, "warnings"));
+	json_decref(j);
+}
+
 static void test_nccl_other_samples(void **state)
 {
 	json_t *j = parse_fixture("nccl-tests", "all_reduce_4x_dgx_a100_32gpu_slurm_1M_4G_footer.txt");
@@ -116,6 +135,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nccl_dgx1_openshift_old_layout),
 		cmocka_unit_test(test_nccl_h100_new_layout),
+		cmocka_unit_test(test_nccl_debug_info_indented),
 		cmocka_unit_test(test_nccl_other_samples),
 		cmocka_unit_test(test_tf_cnn_horovod),
 		cmocka_unit_test(test_tf_cnn_single_gpu_tabs_and_spaces),

@@ -60,6 +60,9 @@ static int pci_link_item(json_t *o, const char *key, char *item)
 		if (*v != 'x' || parse_ll(v + 1, 10, &w))
 			return -1;
 		jset_int(o, key, w);
+	} else if (!strcmp(v, "unknown")) {
+		/* what lspci prints for a link that never trained */
+		jset_str(o, key, v);
 	} else {
 		if (sscanf(v, "%lfGT/s", &d) != 1)
 			return -1;
@@ -125,6 +128,11 @@ static int pci_line(void *state, struct pline *ln, struct err *err)
 		split_kv(s, ':', &key, &val);
 		if (pci_link(st, !strcmp(key, "LnkCap") ? "lnkcap" : "lnksta", val))
 			return pline_error(ln, err, "expected Speed and Width");
+		return 0;
+	}
+	/* libpci's complaints come on stderr, between the device lines */
+	if (skip_prefix(s, "pcilib: ")) {
+		json_array_append_new(jarray_at(st->root, "warnings"), json_string(s));
 		return 0;
 	}
 	/* lspci -vvv prints many more lines per device; grep also catches

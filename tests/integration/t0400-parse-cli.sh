@@ -88,6 +88,7 @@ expect ofed_info ofed_info_s_mlnx_ofed_4_7.txt version 4.7-1.0.0.1
 expect lsmod lsmod_grep_nvidia_peermem_loaded_rhel7.txt modules/1/used_by/5 nvidia_peermem
 expect lspci h100_host_gpu_nic_gen5_ok_switch_port_downgraded.txt devices/0/lnksta/speed_state downgraded
 expect lspci a100_gen4_x16_ok_grep_lnkcap_lnksta.txt devices/0/lnksta/width 16
+expect lspci openshift_worker_grep_downgraded_unknown_speed_pcilib_vpd_error.txt devices/0/lnksta/speed unknown
 expect nvidia-smi h100_8x_550_healthy.txt driver_version 550.90.07
 expect nvidia-smi h100_8x_550_healthy.txt gpus/7/bus_id 00000000:DB:00.0
 expect nvidia-smi geforce_2x_510_processes_without_names.txt processes/5/pid 167726

@@ -40,8 +40,34 @@ static void test_lspci_grep_form(void **state)
 	assert_jstr_at(j, "devices/0/lnksta/speed_state", "ok");
 	assert_jstr_at(j, "devices/0/lnksta/width_state", "ok");
 	json_decref(j);
-	expect_error("lspci", "malformed_line2_lnksta_speed_unknown.txt",
+	expect_error("lspci", "malformed_line2_lnksta_width_not_a_number.txt",
 		     "lspci: line 2: expected Speed and Width");
+}
+
+/* grep downgraded: LnkSta lines only, each its own device; a link that
+ * never trained says "Speed unknown"; libpci's stderr line in between. */
+static void test_lspci_grep_downgraded_openshift(void **state)
+{
+	json_t *j = parse_fixture("lspci", "openshift_worker_grep_downgraded_unknown_speed_pcilib_vpd_error.txt");
+	json_t *dev;
+	size_t i, width_down = 0;
+
+	(void)state;
+	assert_jsize_at(j, "devices", 13);
+	assert_jstr_at(j, "devices/0/lnksta/speed", "unknown");
+	assert_null(jpath(j, "devices/0/lnksta/speed_gts"));
+	assert_jstr_at(j, "devices/0/lnksta/speed_state", "downgraded");
+	assert_jint_at(j, "devices/0/lnksta/width", 0);
+	assert_jnum_at(j, "devices/3/lnksta/speed_gts", 2.5);
+	assert_jstr_at(j, "devices/11/lnksta/speed_state", "downgraded");
+	assert_jint_at(j, "devices/11/lnksta/width", 8);
+	assert_jstr_at(j, "devices/11/lnksta/width_state", "ok");
+	assert_jstr_at(j, "warnings/0", "pcilib: sysfs_read_vpd: read failed: Input/output error");
+	json_array_foreach(json_object_get(j, "devices"), i, dev)
+		width_down += !strcmp(json_string_value(jpath(dev, "lnksta/width_state")),
+				      "downgraded");
+	assert_int_equal(width_down, 11);
+	json_decref(j);
 }
 
 int main(void)
@@ -49,6 +75,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lspci_h100_switch_downgraded),
 		cmocka_unit_test(test_lspci_grep_form),
+		cmocka_unit_test(test_lspci_grep_downgraded_openshift),
 	};
 	return cmocka_run_group_tests_name("parse-pci", tests, NULL, NULL);
 }

@@ -520,11 +520,17 @@ int mod_read_file(struct mod_ctx *mc, const char *path, struct strbuf *out,
 	return read_with_mode(mc, path, out, NULL, ret_exists);
 }
 
-/* Temporary file beside the target, then rename: the target is old or new, whole. */
+/*
+ * Temporary file beside the target, then rename: the target is old or new,
+ * whole. $3 is the length we sent: input cut short (we were killed while
+ * sending it) must not be renamed into place.
+ */
 static const char write_script[] =
 	"set -e; umask 077; d=$(dirname -- \"$1\"); mkdir -p -- \"$d\"; "
 	"t=$(mktemp -- \"$1.bringup.XXXXXX\"); trap 'rm -f -- \"$t\"' EXIT; "
-	"cat >\"$t\"; chmod \"$2\" \"$t\"; sync -- \"$t\" 2>/dev/null || sync; "
+	"cat >\"$t\"; [ \"$(wc -c <\"$t\")\" -eq \"$3\" ] || "
+	"{ echo \"input cut short: $(wc -c <\"$t\") of $3 bytes\" >&2; exit 1; }; "
+	"chmod \"$2\" \"$t\"; sync -- \"$t\" 2>/dev/null || sync; "
 	"mv -f -- \"$t\" \"$1\"; trap - EXIT";
 
 int mod_put_file(struct mod_ctx *mc, const char *path, const char *content,
@@ -533,7 +539,7 @@ int mod_put_file(struct mod_ctx *mc, const char *path, const char *content,
 	struct strbuf old = STRBUF_INIT, diff = STRBUF_INIT;
 	unsigned old_mode = 0;
 	bool exists;
-	char modebuf[8];
+	char modebuf[8], lenbuf[24];
 	int ret = read_with_mode(mc, path, &old, &old_mode, &exists);
 
 	if (ret_changed)
@@ -556,11 +562,18 @@ int mod_put_file(struct mod_ctx *mc, const char *path, const char *content,
 		goto out;
 	}
 	snprintf(modebuf, sizeof(modebuf), "%o", mode);
+	snprintf(lenbuf, sizeof(lenbuf), "%zu", strlen(content));
 	{
-		const char *argv[] = { "sh", "-c", write_script, "sh", path, modebuf, NULL };
+		const char *argv[] = { "sh", "-c", write_script, "sh", path, modebuf, lenbuf, NULL };
 		struct cmd_result res;
+		struct strbuf why = STRBUF_INIT;
 
-		ret = mod_exec_ok(mc, argv, content, &res);
+		ret = mod_exec(mc, argv, content, &res);
+		if (!ret && res.exit_status) {
+			first_line(&res, &why);
+			ret = mod_fail(mc, ERR_REMOTE, "cannot write %s: %s", path, why.buf);
+		}
+		strbuf_release(&why);
 		cmd_result_release(&res);
 	}
 	if (!ret)

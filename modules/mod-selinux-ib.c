@@ -58,20 +58,46 @@ static int selinux_check(struct mod_ctx *mc)
 	return 0;
 }
 
+/* One step of the build; a missing tool names the package that has it. */
+static int step(struct mod_ctx *mc, const char *const *argv, const char *package)
+{
+	struct cmd_result res;
+	int rc = mod_exec(mc, argv, NULL, &res);
+
+	if (!rc && res.exit_status == 127)
+		rc = mod_fail(mc, ERR_STATE, "%s not found: install %s (the policy source is "
+			      "in %s)", argv[0], package, mod_get(mc, "te_path"));
+	else if (!rc && res.exit_status)
+		rc = mod_fail(mc, ERR_REMOTE, "%s exited %d: %.*s", argv[0], res.exit_status,
+			      (int)strcspn(res.err.len ? res.err.buf : res.out.buf, "\n"),
+			      res.err.len ? res.err.buf : res.out.buf);
+	cmd_result_release(&res);
+	return rc;
+}
+
+/* checkmodule, semodule_package, semodule -i: each its own logged command. */
 static int selinux_apply(struct mod_ctx *mc)
 {
-	const char *args[] = { te_path(mc), NULL };
-	struct cmd_result res;
-	int rc = mod_put_template(mc, "selinux/infiniband.te", args[0], 0644, NULL);
+	const char *te = te_path(mc);
+	struct strbuf mod = STRBUF_INIT, pp = STRBUF_INIT;
+	int rc = mod_put_template(mc, "selinux/infiniband.te", te, 0644, NULL);
 
 	if (rc || strcmp(mod_get(mc, "install"), "yes"))
 		return rc;
+	strbuf_addf(&mod, "%s/%s.mod", mod_param_str(mc, "policy_dir"), POLICY);
+	strbuf_addf(&pp, "%s/%s.pp", mod_param_str(mc, "policy_dir"), POLICY);
 	mod_note(mc, "compiling and installing SELinux module %s", POLICY);
-	rc = mod_script(mc, "selinux/install.sh", args, &res);
-	if (!rc && res.exit_status)
-		rc = mod_fail(mc, ERR_REMOTE, "installing %s failed (exit %d): %.*s", POLICY,
-			      res.exit_status, (int)strcspn(res.err.buf, "\n"), res.err.buf);
-	cmd_result_release(&res);
+	{
+		const char *const compile[] = { "checkmodule", "-M", "-m", "-o", mod.buf, te, NULL };
+		const char *const package[] = { "semodule_package", "-o", pp.buf, "-m", mod.buf, NULL };
+		const char *const install[] = { "semodule", "-i", pp.buf, NULL };
+
+		if (!(rc = step(mc, compile, "checkpolicy")) &&
+		    !(rc = step(mc, package, "policycoreutils-python")))
+			rc = step(mc, install, "policycoreutils");
+	}
+	strbuf_release(&mod);
+	strbuf_release(&pp);
 	return rc;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../engine/xalloc.h"
@@ -21,6 +22,13 @@ extern char **environ;
 
 /* Enough for any message a helper script prints; the rest is dropped. */
 #define JOB_OUTPUT_MAX (64 * 1024)
+
+void sim_sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
 
 void sim_job_init(struct sim_job *j, char **argv)
 {

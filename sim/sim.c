@@ -1,28 +1,24 @@
 /*
- * The simulated cluster's lifecycle: sim up (files, keys, node init, one sshd
- * per node), reading a running cluster back, status, faults and sim down.
- * The texts it writes come from sim/profile.c; processes and files from
- * sim/sim-proc.c and sim/sim-fs.c.
+ * Creating a simulated cluster: its description (sim_new, sim_load) and sim
+ * up (files, keys, node init, one sshd per node). The texts it writes come
+ * from sim/profile.c; stopping, status and faults live in sim/sim-ctl.c.
  */
 #include "sim.h"
 #include "sim-int.h"
 #include "assets.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libssh/libssh.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../engine/xalloc.h"
@@ -32,7 +28,6 @@ extern char **environ;
 /* How far past the asked-for port sim up looks for one free on every address. */
 #define PORT_TRIES 64
 #define SSHD_PARALLEL 32
-#define STOP_GRACE_MS 2000
 #define START_WAIT_MS 5000
 
 static const char *const sshd_paths[] = {
@@ -53,13 +48,6 @@ static const char *first_existing(const char *const *paths)
 		if (!access(*paths, X_OK))
 			return *paths;
 	return NULL;
-}
-
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
 }
 
 /* The directory ends up in sshd_config, fstab and overlay options, none of
@@ -206,7 +194,7 @@ static unsigned conf_uint(const char *text, const char *key)
 	return n > 65535 ? 0 : (unsigned)n;
 }
 
-static char *read_token(const char *dir)
+char *sim_read_token(const char *dir)
 {
 	char *path = xasprintf("%s/token", dir);
 	struct strbuf sb = STRBUF_INIT;
@@ -252,178 +240,13 @@ int sim_load(const char *dir, struct sim **ret, struct err *err)
 		ret_code = err_prefix(err, "%s: ", path);
 		goto out;
 	}
-	(*ret)->token = read_token(dir);
+	(*ret)->token = sim_read_token(dir);
 out:
 	free(path);
 	free(prof);
 	free(state);
 	strbuf_release(&conf);
 	return ret_code;
-}
-
-/* ---- finding and stopping what a cluster started ---- */
-
-struct pidset {
-	pid_t *v;
-	size_t n, alloc;
-};
-
-static void pidset_add(struct pidset *ps, pid_t pid)
-{
-	for (size_t i = 0; i < ps->n; i++)
-		if (ps->v[i] == pid)
-			return;
-	ALLOC_GROW(ps->v, ps->n + 1, ps->alloc);
-	ps->v[ps->n++] = pid;
-}
-
-static pid_t node_sshd_pid(const char *node_dir)
-{
-	char *pidfile = xasprintf("%s/sshd.pid", node_dir);
-	char *cfg = xasprintf("%s/sshd_config", node_dir);
-	pid_t pid = sim_pidfile_live(pidfile, cfg);
-
-	free(pidfile);
-	free(cfg);
-	return pid;
-}
-
-/* Every live process of the cluster in dir: the nodes' sshds (found through
- * their pid files, checked against their command lines so that a recycled
- * pid is never hit) and whatever carries the dir's token. */
-static void collect_pids(const char *dir, const char *token, struct pidset *ps)
-{
-	char *nodes = xasprintf("%s/nodes", dir);
-	DIR *d = opendir(nodes);
-	struct dirent *de;
-
-	ps->n = 0;
-	while (d && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		char *nd = xasprintf("%s/%s", nodes, de->d_name);
-		pid_t pid = node_sshd_pid(nd);
-
-		if (pid)
-			pidset_add(ps, pid);
-		free(nd);
-	}
-	if (d)
-		closedir(d);
-	free(nodes);
-	if (token) {
-		pid_t *v;
-		size_t n = sim_token_pids(token, &v);
-
-		for (size_t i = 0; i < n; i++)
-			pidset_add(ps, v[i]);
-		free(v);
-	}
-}
-
-bool sim_running(const char *dir)
-{
-	char *token = read_token(dir);
-	struct pidset ps = { 0 };
-
-	collect_pids(dir, token, &ps);
-	free(token);
-	free(ps.v);
-	return ps.n > 0;
-}
-
-static unsigned signal_all(const struct pidset *ps, int sig)
-{
-	unsigned n = 0;
-
-	for (size_t i = 0; i < ps->n; i++)
-		if (!kill(ps->v[i], sig))
-			n++;
-	return n;
-}
-
-/* Polls until nothing of the cluster is left or ms have passed. */
-static bool wait_gone(const char *dir, const char *token, struct pidset *ps, unsigned ms)
-{
-	for (unsigned waited = 0;; waited += 20) {
-		collect_pids(dir, token, ps);
-		if (!ps->n)
-			return true;
-		if (waited >= ms)
-			return false;
-		sleep_ms(20);
-	}
-}
-
-int sim_down(const char *dir, unsigned *ret_stopped, struct err *err)
-{
-	char *token = read_token(dir);
-	struct pidset ps = { 0 };
-	unsigned stopped = 0;
-	int ret = 0;
-
-	/* Rounds, because a dying session can still hand a new connection to
-	 * a child; each round starts politely and ends with KILL. */
-	for (int round = 0; round < 3; round++) {
-		collect_pids(dir, token, &ps);
-		if (!ps.n)
-			break;
-		stopped += signal_all(&ps, SIGTERM);
-		if (wait_gone(dir, token, &ps, STOP_GRACE_MS))
-			break;
-		signal_all(&ps, SIGKILL);
-		if (wait_gone(dir, token, &ps, STOP_GRACE_MS))
-			break;
-	}
-	if (ps.n)
-		ret = err_set(err, ERR_STATE, "%zu process(es) of the cluster in %s survived KILL "
-			      "(first: pid %d)", ps.n, dir, (int)ps.v[0]);
-	if (ret_stopped)
-		*ret_stopped = stopped;
-	free(ps.v);
-	free(token);
-	return ret;
-}
-
-pid_t sim_node_sshd_pid(const struct sim *s, unsigned i)
-{
-	return node_sshd_pid(s->nodes[i].dir);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-void sim_node_faults(const struct sim *s, unsigned i, struct strlist *out)
-{
-	char *fdir = xasprintf("%s/faults", s->nodes[i].dir);
-	DIR *d = opendir(fdir);
-	struct dirent *de;
-	size_t first = out->n;
-
-	while (d && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		char *path = xasprintf("%s/%s", fdir, de->d_name);
-		struct strbuf arg = STRBUF_INIT;
-		struct err e = ERR_INIT;
-
-		simfs_read(path, &arg, &e);
-		strbuf_rtrim(&arg);
-		if (arg.len && !strchr(arg.buf, '\n'))
-			strlist_push_owned(out, xasprintf("%s=%s", de->d_name, arg.buf));
-		else
-			strlist_push(out, de->d_name);
-		strbuf_release(&arg);
-		err_clear(&e);
-		free(path);
-	}
-	if (d)
-		closedir(d);
-	free(fdir);
-	if (out->n > first)
-		qsort(out->v + first, out->n - first, sizeof(*out->v), cmp_str);
 }
 
 /* ---- sim up ---- */
@@ -762,15 +585,13 @@ static int wait_sshd(const struct sim *s, unsigned i, const char *log, off_t fro
 				      s->nodes[i].name, why.len ? why.buf : "no pid file", log);
 			break;
 		}
-		sleep_ms(10);
+		sim_sleep_ms(10);
 	}
 	strbuf_release(&why);
 	return ret;
 }
 
-/* Starts the sshd of the given nodes (idx, n of them) and waits until each
- * accepts connections. */
-static int start_sshds(const struct sim *s, const unsigned *idx, unsigned n, char *const *envp,
+int sim_start_sshds(const struct sim *s, const unsigned *idx, unsigned n, char *const *envp,
 		       bool *ret_bind_failed, struct err *err)
 {
 	const char *sshd = first_existing(sshd_paths);
@@ -848,7 +669,7 @@ static int start_all_sshds(struct sim *s, char *const *envp, struct err *err)
 		if (!ret)
 			ret = write_sshd_configs(s, err);
 		if (!ret)
-			ret = start_sshds(s, idx, s->n, envp, &bind_failed, err);
+			ret = sim_start_sshds(s, idx, s->n, envp, &bind_failed, err);
 		if (!ret || !bind_failed || attempt >= 8)
 			break;
 		sim_down(s->dir, NULL, NULL);
@@ -859,7 +680,7 @@ static int start_all_sshds(struct sim *s, char *const *envp, struct err *err)
 
 		if (getrandom(&r, 1, 0) != 1)
 			r = (unsigned char)attempt;
-		sleep_ms(10 + r % 64u);
+		sim_sleep_ms(10 + r % 64u);
 	}
 	free(idx);
 	return ret;
@@ -957,166 +778,3 @@ int sim_up(struct sim *s, struct err *err)
 	return ret;
 }
 
-/* ---- faults ---- */
-
-static int list_fault_kinds(const struct sim *s, struct strlist *out, struct err *err)
-{
-	char *tool = xasprintf("%s/bin/sim-fault", s->dir);
-	char *argv[] = { tool, "--list", NULL };
-	struct sim_job j;
-	int ret;
-
-	sim_job_init(&j, argv);
-	ret = sim_jobs_run(&j, 1, 1, environ, err);
-	if (!ret && j.status)
-		ret = err_set(err, ERR_STATE, "%s --list failed (exit %d): %s", tool, j.status,
-			      sim_job_last_line(&j));
-	for (char *line = j.out.buf; !ret && *line;) {
-		size_t len = strcspn(line, "\n");
-
-		if (len) {
-			char *kind = xstrndup(line, len);
-
-			if (strlist_index(out, kind) < 0)
-				strlist_push_owned(out, kind);
-			else
-				free(kind);
-		}
-		line += len + (line[len] == '\n');
-	}
-	sim_job_release(&j);
-	free(tool);
-	return ret;
-}
-
-int sim_fault_kinds(const struct sim *s, struct strlist *out, struct err *err)
-{
-	strlist_push(out, "unreachable");
-	strlist_push(out, "clear");
-	return list_fault_kinds(s, out, err);
-}
-
-static void join_list(struct strbuf *sb, const struct strlist *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		strbuf_addf(sb, "%s%s", i ? " " : "", l->v[i]);
-}
-
-static int run_sim_fault(const struct sim *s, unsigned i, const char *kind, const char *arg,
-			 struct err *err)
-{
-	char *tool = xasprintf("%s/bin/sim-fault", s->dir);
-	char *cluster = xasprintf("%s/cluster", s->dir);
-	char *argv[] = { tool, s->nodes[i].dir, cluster, (char *)kind, (char *)arg, NULL };
-	char **envp = sim_env_with_token(s->token ? s->token : "none");
-	struct sim_job j;
-	int ret;
-
-	sim_job_init(&j, argv);
-	ret = sim_jobs_run(&j, 1, 1, envp, err);
-	if (!ret && j.status)
-		ret = err_set(err, j.status == 2 ? ERR_USAGE : ERR_STATE,
-			      "sim-fault %s on %s failed (exit %d): %s", kind, s->nodes[i].name,
-			      j.status, sim_job_last_line(&j));
-	sim_job_release(&j);
-	sim_env_free(envp);
-	free(tool);
-	free(cluster);
-	return ret;
-}
-
-static int stop_node_sshd(const struct sim *s, unsigned i, struct err *err)
-{
-	pid_t pid = sim_node_sshd_pid(s, i);
-
-	for (unsigned waited = 0; pid; waited += 20) {
-		if (waited == 0)
-			kill(pid, SIGTERM);
-		else if (waited == STOP_GRACE_MS)
-			kill(pid, SIGKILL);
-		else if (waited > 2 * STOP_GRACE_MS)
-			return err_set(err, ERR_STATE, "sshd of %s (pid %d) does not stop",
-				       s->nodes[i].name, (int)pid);
-		sleep_ms(20);
-		pid = sim_node_sshd_pid(s, i);
-	}
-	return 0;
-}
-
-static int start_node_sshd(const struct sim *s, unsigned i, struct err *err)
-{
-	char **envp = sim_env_with_token(s->token ? s->token : "none");
-	bool bind_failed;
-	int ret = 0;
-
-	if (!sim_node_sshd_pid(s, i))
-		ret = start_sshds(s, &i, 1, envp, &bind_failed, err);
-	sim_env_free(envp);
-	return ret;
-}
-
-static int record_fault(const struct sim *s, unsigned i, const char *kind, const char *arg,
-			struct err *err)
-{
-	char *path = xasprintf("%s/faults/%s", s->nodes[i].dir, kind);
-	char *text = arg ? xasprintf("%s\n", arg) : xstrdup("");
-	int ret = simfs_write(path, text, strlen(text), 0644, err);
-
-	free(path);
-	free(text);
-	return ret;
-}
-
-/* `clear` alone clears everything; `clear KIND` just that one. */
-static int clear_faults(const struct sim *s, unsigned i, const char *arg, struct err *err)
-{
-	char *path = xasprintf("%s/faults/unreachable", s->nodes[i].dir);
-	int ret = run_sim_fault(s, i, "clear", arg, err);
-
-	if (arg && strcmp(arg, "unreachable"))
-		goto out;
-	if (!ret && unlink(path) && errno != ENOENT)
-		ret = err_set(err, ERR_IO, "cannot remove %s: %s", path, strerror(errno));
-	if (!ret)
-		ret = start_node_sshd(s, i, err);
-out:
-	free(path);
-	return ret;
-}
-
-int sim_fault(const struct sim *s, const char *name, const char *kind, const char *arg,
-	      struct err *err)
-{
-	struct strlist kinds = STRLIST_INIT;
-	struct strbuf sb = STRBUF_INIT;
-	int i = sim_node_find(s, name), ret;
-
-	if (i < 0) {
-		sim_add_nodeset(&sb, s, 0, s->n - 1);
-		ret = err_set(err, ERR_USAGE, "unknown node '%s' (nodes: %s)", name, sb.buf);
-		goto out;
-	}
-	if (!strcmp(kind, "unreachable")) {
-		ret = record_fault(s, (unsigned)i, kind, arg, err);
-		if (!ret)
-			ret = stop_node_sshd(s, (unsigned)i, err);
-		goto out;
-	}
-	if (!strcmp(kind, "clear")) {
-		ret = clear_faults(s, (unsigned)i, arg, err);
-		goto out;
-	}
-	ret = sim_fault_kinds(s, &kinds, err);
-	if (ret)
-		goto out;
-	if (strlist_index(&kinds, kind) < 0) {
-		join_list(&sb, &kinds);
-		ret = err_set(err, ERR_USAGE, "unknown fault kind '%s' (kinds: %s)", kind, sb.buf);
-		goto out;
-	}
-	ret = run_sim_fault(s, (unsigned)i, kind, arg, err);
-out:
-	strlist_clear(&kinds);
-	strbuf_release(&sb);
-	return ret;
-}

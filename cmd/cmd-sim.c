@@ -162,7 +162,10 @@ static int sim_status_cmd(const char *dir)
 	unsigned up = 0, faulty = 0;
 
 	if (sim_load(dir, &s, &err)) {
-		printf("sim: no cluster in %s\n", dir);
+		if (err.code == ERR_NOTFOUND)
+			printf("sim: no cluster in %s\n", dir);
+		else
+			cmd_fail(&err);
 		err_clear(&err);
 		return EXIT_FAILED;
 	}

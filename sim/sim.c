@@ -172,15 +172,17 @@ static char *conf_value(const char *text, const char *key)
 {
 	size_t klen = strlen(key);
 
-	for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-		if (strncmp(line, key, klen) || line[klen] != '=')
-			continue;
+	for (const char *line = text; *line;) {
+		size_t len = strcspn(line, "\n");
 		const char *v = line + klen + 1;
-		size_t len = strcspn(v, "\n");
 
-		if (len >= 2 && v[0] == '\'' && v[len - 1] == '\'')
-			return xstrndup(v + 1, len - 2);
-		return xstrndup(v, len);
+		if (len > klen && !strncmp(line, key, klen) && line[klen] == '=') {
+			len -= klen + 1;
+			if (len >= 2 && v[0] == '\'' && v[len - 1] == '\'')
+				return xstrndup(v + 1, len - 2);
+			return xstrndup(v, len);
+		}
+		line += len + (line[len] == '\n');
 	}
 	return NULL;
 }

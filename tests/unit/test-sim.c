@@ -289,6 +289,38 @@ static void test_remove_tree(void **state)
 	free(file);
 }
 
+static void test_load(void **state)
+{
+	char tmpl[] = "/tmp/test-sim-XXXXXX";
+	char *dir = mkdtemp(tmpl), *path;
+	static const char conf[] = "# comment\nPROFILE='hgx-h100-ndr'\nSTATE='bare'\n"
+				   "NODE_COUNT='5'\nPORT='2301'\n";
+	struct err err = ERR_INIT;
+	struct sim *s;
+
+	(void)state;
+	assert_non_null(dir);
+	assert_int_equal(sim_load(dir, &s, &err), ERR_NOTFOUND);
+	assert_null(s);
+	assert_non_null(strstr(err_msg(&err), "sim up"));
+	path = xasprintf("%s/sim.conf", dir);
+	assert_int_equal(simfs_write(path, conf, strlen(conf), 0644, &err), 0);
+	free(path);
+	path = xasprintf("%s/token", dir);
+	assert_int_equal(simfs_write(path, "feed\n", 5, 0600, &err), 0);
+	free(path);
+	assert_int_equal(sim_load(dir, &s, &err), 0);
+	assert_string_equal(s->profile->name, "hgx-h100-ndr");
+	assert_int_equal(s->state, SIM_STATE_BARE);
+	assert_int_equal(s->n, 5);
+	assert_int_equal(s->port, 2301);
+	assert_string_equal(s->token, "feed");
+	assert_string_equal(s->nodes[4].name, "hgx05");
+	sim_free(s);
+	err_clear(&err);
+	assert_int_equal(simfs_remove_tree(dir, &err), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_sshd_config),
 		cmocka_unit_test(test_fstab),
 		cmocka_unit_test(test_remove_tree),
+		cmocka_unit_test(test_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -222,7 +222,8 @@ static int tfcnn_line(void *state, struct pline *ln, struct err *err)
 	long long n;
 	double total;
 
-	if (!*s || all_of(s, '-') ||
+	/* Rules: dashes, and the "====" under the header of newer releases. */
+	if (!*s || all_of(s, '-') || all_of(s, '=') ||
 	    has_prefix_in(s, tfcnn_progress, ARRAY_SIZE(tfcnn_progress)) ||
 	    strstr(s, " tensorflow/"))
 		return 0;

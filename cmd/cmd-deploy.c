@@ -490,6 +490,12 @@ int cmd_deploy(int argc, char **argv)
 			status = EXIT_USAGE;
 		goto out;
 	}
+	if (a.start_at && playbook_stage_index(pb, a.start_at) < 0) {
+		fprintf(stderr, "bringup deploy: --start-at %s: no such stage in %s\n", a.start_at,
+			pb->path);
+		status = EXIT_USAGE;
+		goto out;
+	}
 	rp.state_dir = a.state_dir ? xstrdup(a.state_dir) : state_dir_default(inv->cluster_name);
 	if (a.check) {
 		char *id = run_id_new();

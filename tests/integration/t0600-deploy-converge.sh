@@ -84,6 +84,20 @@ for n in dgx01 dgx02 dgx03 dgx04; do
 	[ "$(cat "$NODES/$n/state/initramfs/"*.builds)" = 1 ] || fail "$n: initramfs built twice"
 done
 
+# --tags, --skip-tags, --start-at and --limit choose stages and hosts.
+out=$("$BRINGUP" deploy -i "$INV" --state-dir "$STATE" --tags gpu,selinux_ib --limit 'dgx[01-02]') ||
+	fail "tags: $out"
+echo "$out" | grep -Eq '^  memlock +skipped +dgx\[01-02\]: not selected by --tags$' || fail "tags: $out"
+echo "$out" | grep -Eq '^  nouveau +ok +dgx\[01-02\]$' || fail "tags: $out"
+echo "$out" | grep -Eq '^  selinux_ib +ok +dgx\[01-02\]$' || fail "tags by stage name: $out"
+echo "$out" | grep -q 'dgx0[34]' && fail "--limit ignored: $out"
+out=$("$BRINGUP" deploy -i "$INV" --state-dir "$STATE" --start-at memlock --skip-tags gpu) ||
+	fail "start-at: $out"
+echo "$out" | grep -Eq '^  selinux_ib +skipped +dgx\[01-04\]: before --start-at memlock$' || fail "start-at: $out"
+echo "$out" | grep -Eq '^  memlock +ok +dgx\[01-04\]$' || fail "start-at: $out"
+echo "$out" | grep -Eq '^  nouveau +skipped +dgx\[01-04\]: excluded by --skip-tags$' || fail "skip-tags: $out"
+expect_status 2 "$BRINGUP" deploy -i "$INV" --state-dir "$STATE" --start-at nosuch 2>/dev/null
+
 out=$("$BRINGUP" bundle --state-dir "$STATE" -o "$TEST_DIR/b.tar.gz") || fail "bundle: $out"
 tar tzf "$TEST_DIR/b.tar.gz" | grep -q '/run/journal.json$' || fail "bundle lacks the journal"
 tar tzf "$TEST_DIR/b.tar.gz" | grep -q '/run/hosts/dgx04.log$' || fail "bundle lacks the logs"

@@ -526,18 +526,30 @@ static void run_nouveau_absent(struct check_ctx *cc)
 		check_pass(cc, NULL, "not loaded", "not loaded");
 }
 
+/*
+ * A login's limit as pam_limits sets it from limits.conf and limits.d (the
+ * memlock stage's own reading, templates/memlock/pam-memlock.sh); `ulimit -l`
+ * only counts when it already says unlimited, since a session may not pass
+ * through PAM at all.
+ */
 static void run_memlock(struct check_ctx *cc)
 {
-	char *ul = fact_line(cc, "memlock-ulimit", NULL), *crio;
+	char *ul = fact_line(cc, "memlock-ulimit", NULL), *pam = fact_line(cc, "memlock-pam", NULL);
+	char user[128] = "", soft[64] = "", hard[64] = "", *crio, *found;
 	int rc;
 
-	if (!strcmp(ul, "unlimited"))
-		check_pass(cc, "login", "unlimited", ul);
+	sscanf(pam, "%127s %63s %63s", user, soft, hard);
+	found = xasprintf("soft %s, hard %s for %s (ulimit -l: %s)", *soft ? soft : "?",
+			  *hard ? hard : "?", *user ? user : "?", *ul ? ul : "?");
+	if (!strcmp(ul, "unlimited") || (!strcmp(soft, "unlimited") && !strcmp(hard, "unlimited")))
+		check_pass(cc, "login", "unlimited", found);
 	else
-		check_fail(cc, "login", "unlimited", *ul ? ul : "?",
+		check_fail(cc, "login", "unlimited", found,
 			   "RDMA memory registration fails (\"Couldn't allocate MR\"): set "
-			   "memlock unlimited in /etc/security/limits.d (stage memlock)");
+			   "memlock unlimited in /etc/security/limits.d, naming root too (stage memlock)");
+	free(found);
 	free(ul);
+	free(pam);
 	crio = fact_line(cc, "memlock-crio", &rc);
 	/* Only where cri-o runs RDMA pods: `LimitMEMLOCK=` shows when the unit exists. */
 	if (rc == 0 && !strncmp(crio, "LimitMEMLOCK=", 13)) {

@@ -176,10 +176,9 @@ static int gather_task(struct task_ctx *t, void *arg)
 {
 	struct host_facts *hf = arg;
 	const struct host *h = task_host(t, 0);
-	struct strbuf fam = STRBUF_INIT, envv = STRBUF_INIT;
-	size_t script_len = 0;
-	const char *script = template_get("precheck/facts.sh", &script_len);
-	char *env[2] = { NULL, NULL };
+	struct strbuf fam = STRBUF_INIT, envv = STRBUF_INIT, userv = STRBUF_INIT;
+	struct strbuf script = STRBUF_INIT;
+	char *env[3] = { NULL, NULL, NULL };
 	struct remote_cmd cmd = { .command = "sh -s", .env = env };
 	struct cmd_result res;
 	double wall0;
@@ -187,9 +186,15 @@ static int gather_task(struct task_ctx *t, void *arg)
 
 	families(h, &fam);
 	strbuf_addf(&envv, "BRINGUP_FACTS=%s", fam.buf);
+	strbuf_addf(&userv, "BRINGUP_USER=%s", h->ssh.user);
 	env[0] = envv.buf;
-	cmd.input = script;
-	cmd.input_len = script_len;
+	env[1] = userv.buf;
+	/* The memlock stage's reading of limits.d, so both agree on a login's limit. */
+	strbuf_addf(&script, "pam_memlock() {\n%s\n}\n%s",
+		    template_get("memlock/pam-memlock.sh", NULL),
+		    template_get("precheck/facts.sh", NULL));
+	cmd.input = script.buf;
+	cmd.input_len = script.len;
 	cmd_result_init(&res);
 	wall0 = wall_now();
 	rc = task_exec(t, 0, &cmd, &res, task_err(t));
@@ -226,6 +231,8 @@ out:
 	cmd_result_release(&res);
 	strbuf_release(&fam);
 	strbuf_release(&envv);
+	strbuf_release(&userv);
+	strbuf_release(&script);
 	return rc;
 }
 

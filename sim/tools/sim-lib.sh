@@ -11,7 +11,7 @@
 #   state/modules/loaded        loaded modules, in load order
 #   state/services/UNIT/active  active|inactive|failed (dir exists: installed)
 #   state/services/UNIT/enabled enabled|disabled
-#   state/selinux state/memlock_kb state/uname_v state/stash/...
+#   state/selinux state/uname_v state/stash/...
 #   CLUSTER/fabric/sm/GUID      one running SM: GUID LID PRIORITY NODE ROGUE START
 #   CLUSTER/fabric/faults/KIND.NODE  fabric-wide faults raised from NODE
 
@@ -284,5 +284,5 @@ sim_mod_holders() {
 # Effective `ulimit -l` of a login on this node, in kB or "unlimited"
 # (perftest stand-ins use it to fail registration like the real one).
 sim_memlock() {
-	if sim_fault memlock-limited; then echo 64; else cat "$S/memlock_kb" 2>/dev/null || echo 64; fi
+	if sim_fault memlock-limited; then echo 64; else "$(dirname "$0")/sim-pam-limits" | cut -d' ' -f1; fi
 }

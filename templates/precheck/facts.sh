@@ -2,7 +2,8 @@
 # Sent on stdin to `sh -s` (nothing of it shows in a process list). Each fact
 # is framed by marker lines that engine/facts.c splits on; every tool runs
 # under `timeout` so that one hung tool cannot eat the whole command's time.
-# BRINGUP_FACTS (space-separated) selects the optional families: ib gpu scale.
+# BRINGUP_FACTS (space-separated) selects the optional families: ib gpu scale;
+# BRINGUP_USER is the login user (whose memlock limits matter).
 PATH="$PATH:/usr/lpp/mmfs/bin:/usr/sbin:/sbin"
 export PATH LC_ALL=C
 
@@ -10,6 +11,14 @@ fact() {
 	name=$1; shift
 	printf '\n::bringup-fact:: %s\n' "$name"
 	timeout 20 "$@" 2>&1
+	printf '\n::bringup-rc:: %s %d\n' "$name" "$?"
+}
+# The same, for a shell function (pam_memlock, prepended by facts.c from
+# templates/memlock/pam-memlock.sh): it only reads files, so no timeout.
+factf() {
+	name=$1; shift
+	printf '\n::bringup-fact:: %s\n' "$name"
+	"$@" 2>&1
 	printf '\n::bringup-rc:: %s %d\n' "$name" "$?"
 }
 want() { case " $BRINGUP_FACTS " in *" $1 "*) return 0;; esac; return 1; }
@@ -24,6 +33,7 @@ fact df-tmp df -Pk /tmp
 fact lsmod lsmod
 fact getenforce getenforce
 fact memlock-ulimit sh -c 'ulimit -l'
+factf memlock-pam pam_memlock "$BRINGUP_USER"
 fact memlock-limits sh -c 'cat /etc/security/limits.conf /etc/security/limits.d/*.conf 2>/dev/null; true'
 fact memlock-crio systemctl show crio -p LimitMEMLOCK
 

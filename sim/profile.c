@@ -330,9 +330,11 @@ void sim_format_sshd_config(struct strbuf *out, const struct sim *s, unsigned i,
 	strbuf_addstr(out, "ForceCommand ");
 	strbuf_addshquoted(out, s->dir);
 	strbuf_addstr(out, "/bin/sim-shell\n");
-	strbuf_addf(out, "SetEnv \"BRINGUP_SIM_NODE=%s\" \"BRINGUP_SIM_DIR=%s\" "
+	/* HOME is the node's own: the login shell must not run this machine's
+	 * ~/.bashrc (a pyenv init there costs every command a second). */
+	strbuf_addf(out, "SetEnv \"HOME=%s/home\" \"BRINGUP_SIM_NODE=%s\" \"BRINGUP_SIM_DIR=%s\" "
 		    "\"BRINGUP_SIM_TOKEN=%s\"%s\n",
-		    nd->dir, s->dir, s->token, s->rootless ? " BRINGUP_SIM_USERNS=1" : "");
+		    nd->dir, nd->dir, s->dir, s->token, s->rootless ? " BRINGUP_SIM_USERNS=1" : "");
 	/* With ForceCommand the subsystem's command reaches sim-shell as
 	 * SSH_ORIGINAL_COMMAND, so SFTP too runs inside the node. */
 	if (sftp_server)

@@ -284,5 +284,7 @@ sim_mod_holders() {
 # Effective `ulimit -l` of a login on this node, in kB or "unlimited"
 # (perftest stand-ins use it to fail registration like the real one).
 sim_memlock() {
-	if sim_fault memlock-limited; then echo 64; else "$(dirname "$0")/sim-pam-limits" | cut -d' ' -f1; fi
+	pam=$(dirname "$0")/sim-pam-limits
+	[ -x "$pam" ] || pam=sim-pam-limits
+	if sim_fault memlock-limited; then echo 64; else "$pam" | cut -d' ' -f1; fi
 }

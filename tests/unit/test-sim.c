@@ -233,7 +233,8 @@ static void test_sshd_config(void **state)
 	assert_has_line(sb.buf, "PasswordAuthentication no");
 	assert_has_line(sb.buf, "UsePAM no");
 	assert_has_line(sb.buf, "ForceCommand '/tmp/simdir'/bin/sim-shell");
-	assert_has_line(sb.buf, "SetEnv \"BRINGUP_SIM_NODE=/tmp/simdir/nodes/dgx02\" "
+	assert_has_line(sb.buf, "SetEnv \"HOME=/tmp/simdir/nodes/dgx02/home\" "
+				"\"BRINGUP_SIM_NODE=/tmp/simdir/nodes/dgx02\" "
 				"\"BRINGUP_SIM_DIR=/tmp/simdir\" \"BRINGUP_SIM_TOKEN=0123abcd\"");
 	assert_has_line(sb.buf, "Subsystem sftp /usr/lib/openssh/sftp-server");
 	assert_null(strstr(sb.buf, "PerSourcePenalties"));

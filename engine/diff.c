@@ -5,6 +5,7 @@
 #include "diff.h"
 #include "xalloc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define CONTEXT 3
@@ -66,12 +67,12 @@ static char *edit_script(const struct lines *a, const struct lines *b, size_t *r
 		if (i < n && j < m && same(a, i, b, j)) {
 			ops[k++] = '=';
 			i++, j++;
-		} else if (j < m && (i == n || T(i, j + 1) >= T(i + 1, j))) {
+		} else if (i < n && (j == m || T(i + 1, j) >= T(i, j + 1))) {
+			ops[k++] = '-'; /* removals first, as diff -u prints them */
+			i++;
+		} else {
 			ops[k++] = '+';
 			j++;
-		} else {
-			ops[k++] = '-';
-			i++;
 		}
 	}
 #undef T

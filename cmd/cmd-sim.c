@@ -130,8 +130,9 @@ static int sim_up_cmd(const char *dir, int argc, char **argv)
 		return rc;
 	}
 	sim_add_nodeset(&set, s, 0, s->n - 1);
-	printf("sim: %u nodes %s (%s, %s) on 127.0.1.1.. port %u, up in %.1fs\n", s->n, set.buf,
-	       s->profile->name, sim_state_name(s->state), s->port, now_s() - t0);
+	printf("sim: %u nodes %s (%s, %s) on %s-%s port %u, up in %.1fs\n", s->n, set.buf,
+	       s->profile->name, sim_state_name(s->state), s->nodes[0].addr,
+	       s->nodes[s->n - 1].addr, s->port, now_s() - t0);
 	printf("ssh: ssh -i %s/id_ed25519 -o UserKnownHostsFile=%s/known_hosts -p %u %s@%s\n",
 	       s->dir, s->dir, s->port, s->user, s->nodes[0].addr);
 	printf("inventory: %s/inventory.yaml\n", s->dir);

@@ -295,11 +295,35 @@ static int record_fault(const struct sim *s, unsigned i, const char *kind, const
 }
 
 /* `clear` alone clears everything; `clear KIND` just that one. */
+/*
+ * Ends the sleeps sim-shell runs for hang and slow. They run before the
+ * namespace, so they still carry the node's host-side BRINGUP_SIM_NODE
+ * (inside, the variable points at /run/bringup-sim/node): commands already
+ * inside the node are never hit. A slow command then goes on at once.
+ */
+static void wake_sleepers(const struct sim *s, unsigned i)
+{
+	char *tok = xasprintf("%s=%s", SIM_TOKEN_VAR, s->token ? s->token : "");
+	char *node = xasprintf("BRINGUP_SIM_NODE=%s", s->nodes[i].dir);
+	const char *entries[] = { tok, node, NULL };
+	pid_t *pids;
+	size_t n = sim_env_pids(entries, &pids);
+
+	for (size_t k = 0; k < n; k++)
+		if (sim_pid_matches(pids[k], "sleep "))
+			kill(pids[k], SIGTERM);
+	free(pids);
+	free(tok);
+	free(node);
+}
+
 static int clear_faults(const struct sim *s, unsigned i, const char *arg, struct err *err)
 {
 	char *path = xasprintf("%s/faults/unreachable", s->nodes[i].dir);
 	int ret = run_sim_fault(s, i, "clear", arg, err);
 
+	if (!ret && (!arg || !strcmp(arg, "hang") || !strcmp(arg, "slow")))
+		wake_sleepers(s, i);
 	if (arg && strcmp(arg, "unreachable"))
 		goto out;
 	if (!ret && unlink(path) && errno != ENOENT)

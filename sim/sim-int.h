@@ -66,6 +66,9 @@ int sim_jobs_run(struct sim_job *jobs, size_t n, unsigned parallel, char *const 
 char **sim_env_with_token(const char *token);
 void sim_env_free(char **envp);
 
+/* Pids (not ours) whose environment holds every "NAME=value" of the
+ * NULL-terminated entries. Caller frees *ret. */
+size_t sim_env_pids(const char *const *entries, pid_t **ret);
 /* Pids (not ours) whose environment holds BRINGUP_SIM_TOKEN=token. Caller frees *ret. */
 size_t sim_token_pids(const char *token, pid_t **ret);
 /* Whether pid is alive (not a zombie) and its command line contains needle. */

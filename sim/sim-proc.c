@@ -219,11 +219,20 @@ static bool read_proc(pid_t pid, const char *what, struct strbuf *out)
 	return !ret;
 }
 
-size_t sim_token_pids(const char *token, pid_t **ret)
+/* Whether the NUL-framed environment block holds entry as a whole entry. */
+static bool env_has(const struct strbuf *env, const char *entry)
 {
-	/* Entries are NUL-separated; matching with both NULs pins the whole entry. */
-	char *needle = xasprintf("%c%s=%s%c", 0, SIM_TOKEN_VAR, token, 0);
-	size_t nlen = strlen(SIM_TOKEN_VAR) + strlen(token) + 3;
+	size_t len = strlen(entry);
+
+	for (const char *p = env->buf; (p = memmem(p, env->len - (size_t)(p - env->buf), entry, len));
+	     p++)
+		if (p[-1] == '\0' && p[len] == '\0')
+			return true;
+	return false;
+}
+
+size_t sim_env_pids(const char *const *entries, pid_t **ret)
+{
 	struct strbuf env = STRBUF_INIT;
 	pid_t *pids = NULL;
 	size_t n = 0, alloc = 0;
@@ -233,15 +242,20 @@ size_t sim_token_pids(const char *token, pid_t **ret)
 	while (d && (de = readdir(d))) {
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
+		bool all = true;
 
 		if (*end || pid <= 0 || pid == getpid())
 			continue;
+		/* Framed by NULs on both sides so that every entry, the first
+		 * and the last included, matches only as a whole. */
 		strbuf_reset(&env);
 		strbuf_addch(&env, '\0');
 		if (!read_proc((pid_t)pid, "environ", &env))
 			continue;
 		strbuf_addch(&env, '\0');
-		if (!memmem(env.buf, env.len, needle, nlen))
+		for (const char *const *e = entries; all && *e; e++)
+			all = env_has(&env, *e);
+		if (!all)
 			continue;
 		ALLOC_GROW(pids, n + 1, alloc);
 		pids[n++] = (pid_t)pid;
@@ -249,8 +263,17 @@ size_t sim_token_pids(const char *token, pid_t **ret)
 	if (d)
 		closedir(d);
 	strbuf_release(&env);
-	free(needle);
 	*ret = pids;
+	return n;
+}
+
+size_t sim_token_pids(const char *token, pid_t **ret)
+{
+	char *entry = xasprintf("%s=%s", SIM_TOKEN_VAR, token);
+	const char *entries[] = { entry, NULL };
+	size_t n = sim_env_pids(entries, ret);
+
+	free(entry);
 	return n;
 }
 

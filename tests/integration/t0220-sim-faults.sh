@@ -1,7 +1,8 @@
 #!/bin/sh
 # Faults the wrapper and sim up handle: unreachable stops a node's sshd and
-# clear brings it back; hang never answers; slow delays every command; a
-# bad node or kind is a usage error that names the valid ones.
+# clear brings it back; hang never answers and clear ends the hung command;
+# slow delays every command; a bad node or kind is a usage error that names
+# the valid ones.
 . "$(dirname "$0")/lib.sh"
 command -v ssh >/dev/null && [ -x /usr/sbin/sshd ] || skip "needs OpenSSH client and server"
 D=$BRINGUP_SIM_DIR
@@ -30,7 +31,13 @@ sim_ssh 127.0.1.2 true 2>/dev/null && fail "$n2 still answers when unreachable"
 timeout 5 ssh -i "$D/id_ed25519" -o UserKnownHostsFile="$D/known_hosts" \
 	-o StrictHostKeyChecking=yes -o BatchMode=yes -p "$PORT" "$USER_@127.0.1.3" true
 [ $? -eq 124 ] || fail "command on hung $n3 did not time out"
+sleepers() { grep -ls "BRINGUP_SIM_NODE=$D/nodes/$1" /proc/[0-9]*/environ 2>/dev/null; }
+[ -n "$(sleepers "$n3")" ] || fail "no hung command on $n3"
 "$BRINGUP" sim fault "$n3" clear || fail "clear hang"
+i=0
+while [ -n "$(sleepers "$n3")" ]; do
+	i=$((i + 1)); [ $i -lt 50 ] || fail "clear left the hung command of $n3 running"; sleep 0.1
+done
 [ "$(sim_ssh 127.0.1.3 hostname)" = "$n3" ] || fail "$n3 not back after clear"
 
 t0=$(now_ms); sim_ssh 127.0.1.1 true || fail "plain command"; base=$(($(now_ms) - t0))

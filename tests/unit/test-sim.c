@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../sim/sim.h"
@@ -322,6 +324,52 @@ static void test_load(void **state)
 	assert_int_equal(simfs_remove_tree(dir, &err), 0);
 }
 
+static bool has_pid(const pid_t *v, size_t n, pid_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == pid)
+			return true;
+	return false;
+}
+
+/* sim down's finder: whole entries only, so one token never matches another. */
+static void test_env_pids(void **state)
+{
+	char *envp[] = { "X_SIM_TEST=abcd", "BRINGUP_SIM_TOKEN=tok123", NULL };
+	char *argv[] = { "sleep", "5", NULL };
+	const char *partial[] = { "X_SIM_TEST=abc", NULL };
+	const char *both[] = { "BRINGUP_SIM_TOKEN=tok123", "X_SIM_TEST=abcd", NULL };
+	pid_t child = fork(), *v = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_true(child >= 0);
+	if (!child) {
+		execve("/bin/sleep", argv, envp);
+		_exit(127);
+	}
+	for (int tries = 0; tries < 100 && !has_pid(v, n, child); tries++) {
+		free(v);
+		usleep(10000);
+		n = sim_token_pids("tok123", &v);
+	}
+	assert_true(has_pid(v, n, child));
+	free(v);
+	n = sim_token_pids("tok12", &v);
+	assert_false(has_pid(v, n, child));
+	free(v);
+	n = sim_env_pids(partial, &v);
+	assert_false(has_pid(v, n, child));
+	free(v);
+	n = sim_env_pids(both, &v);
+	assert_true(has_pid(v, n, child));
+	free(v);
+	assert_true(sim_pid_matches(child, "sleep 5"));
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	assert_false(sim_pid_matches(child, "sleep"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_fstab),
 		cmocka_unit_test(test_remove_tree),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_env_pids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -323,8 +323,9 @@ static void job_init(struct deploy *d, struct host_job *job, struct task *task,
 	job->mc.params = params;
 	job->mc.log = d->log;
 	job->mc.cancelled = &d->cancelled;
-	*task = (struct task){ .hosts = s->local ? NULL : &job->hidx,
-			       .nhosts = s->local ? 0 : 1, .fn = host_task, .arg = job };
+	/* Never a NULL host list, even empty: runner.c memcpy()s it. */
+	*task = (struct task){ .hosts = &job->hidx, .nhosts = s->local ? 0 : 1,
+			       .fn = host_task, .arg = job };
 }
 
 /* Runs one batch of hosts of a stage; returns how many failed. */

@@ -443,13 +443,14 @@ static size_t stage_hosts(const struct deploy *d, const struct stage *s, size_t 
 	return n;
 }
 
+/* Ansible's reading of serial: a percentage rounds down, but never below one host. */
 static size_t batch_size(const struct stage *s, size_t n)
 {
 	size_t b;
 
 	if (!s->serial)
-		return n;
-	b = s->serial_percent ? (n * s->serial + 99) / 100 : s->serial;
+		return n ? n : 1;
+	b = s->serial_percent ? n * s->serial / 100 : s->serial;
 	return b ? b : 1;
 }
 
@@ -464,23 +465,31 @@ static void fail_once_stage(struct deploy *d, size_t stage, const size_t *hosts,
 							host_name(d, ran));
 }
 
-static void check_max_fail(struct deploy *d, size_t stage, size_t nfailed, size_t total)
+/*
+ * After a batch, as Ansible does: more than max_fail_percent of the batch
+ * failed, or (with serial and no max_fail_percent) every host of the batch
+ * failed, stops the run.
+ */
+static void check_max_fail(struct deploy *d, size_t stage, size_t nfailed, size_t bn)
 {
 	const struct stage *s = &d->pb->stages[stage];
 
-	if (s->max_fail_percent < 0 || d->abort_reason || !total)
+	if (d->abort_reason || !bn)
 		return;
-	if (nfailed * 100 > (size_t)s->max_fail_percent * total)
-		d->abort_reason = xasprintf("stage %s: %zu of %zu hosts failed, more than "
-					    "max_fail_percent %d%%", s->name, nfailed, total,
+	if (s->max_fail_percent >= 0 && nfailed * 100 > (size_t)s->max_fail_percent * bn)
+		d->abort_reason = xasprintf("stage %s: %zu of %zu hosts of a batch failed, more "
+					    "than max_fail_percent %d%%", s->name, nfailed, bn,
 					    s->max_fail_percent);
+	else if (s->max_fail_percent < 0 && s->serial && nfailed == bn)
+		d->abort_reason = xasprintf("stage %s: every host of a serial batch failed",
+					    s->name);
 }
 
 static void run_stage(struct deploy *d, size_t stage)
 {
 	const struct stage *s = &d->pb->stages[stage];
 	size_t *hosts = xcalloc(d->ncols, sizeof(*hosts)), *todo = xcalloc(d->ncols, sizeof(*todo));
-	size_t n = stage_hosts(d, s, hosts), ntodo = 0, nfailed = 0;
+	size_t n = stage_hosts(d, s, hosts), ntodo = 0;
 	char *filtered = stage_filtered(d, stage);
 	struct dep_event ev = { .kind = DEV_STAGE_START, .stage = stage };
 	struct strbuf set = STRBUF_INIT;
@@ -530,8 +539,7 @@ static void run_stage(struct deploy *d, size_t stage)
 			}
 			break;
 		}
-		nfailed += run_batch(d, stage, todo + i, bn);
-		check_max_fail(d, stage, nfailed, ntodo);
+		check_max_fail(d, stage, run_batch(d, stage, todo + i, bn), bn);
 	}
 	if (s->run_once && ntodo && cell(d, stage, todo[0])->result == RES_FAILED)
 		fail_once_stage(d, stage, hosts, n, todo[0]);

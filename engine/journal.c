@@ -104,6 +104,10 @@ void journal_stage(struct journal *j, const char *stage, const char *module,
 {
 	json_t *s = find_stage(j, stage);
 
+	if (s && journal_stage_version(j, stage) != (int)module_version) {
+		json_object_set_new(s, "module_version", json_integer((json_int_t)module_version));
+		json_object_set_new(s, "hosts", json_object());
+	}
 	if (!s) {
 		s = json_pack("{s:s, s:s, s:I, s:o}", "name", stage, "module", module,
 			      "module_version", (json_int_t)module_version, "hosts", json_object());
@@ -180,6 +184,13 @@ const char *journal_host_status(const struct journal *j, const char *stage,
 
 	return s ? json_string_value(json_object_get(json_object_get(json_object_get(s, "hosts"),
 								    host), "status")) : NULL;
+}
+
+int journal_stage_version(const struct journal *j, const char *stage)
+{
+	json_t *s = find_stage(j, stage);
+
+	return s ? (int)json_integer_value(json_object_get(s, "module_version")) : -1;
 }
 
 bool journal_host_completed(const struct journal *j, const char *stage, const char *host)

@@ -40,7 +40,10 @@ struct journal *journal_new(const char *path, const struct journal_meta *m);
 int journal_load(const char *path, struct journal **ret, struct err *err);
 void journal_free(struct journal *j);
 
-/* Declares the stages in order (idempotent: existing entries are kept). */
+/*
+ * Declares the stages in order. An existing stage keeps its entries, unless
+ * its module's version changed: what an older module did is not "done".
+ */
 void journal_stage(struct journal *j, const char *stage, const char *module,
 		   unsigned module_version);
 /* Records that a new attempt (first run or a --resume) starts now. */
@@ -54,6 +57,8 @@ void journal_host_done(struct journal *j, const char *stage, const char *host,
 /* "ok", "changed", ...; NULL when the journal has no entry. */
 const char *journal_host_status(const struct journal *j, const char *stage,
 				const char *host);
+/* The module version a stage ran with; -1 when the journal has no such stage. */
+int journal_stage_version(const struct journal *j, const char *stage);
 /* True when the entry is ok or changed. */
 bool journal_host_completed(const struct journal *j, const char *stage, const char *host);
 

@@ -178,15 +178,35 @@ static void test_serial_and_max_fail_percent(void **state)
 
 	(void)state;
 	run(&r, pb, &o, NULL);
-	/* The first batch (n1, n2) ran; 1 of 4 failed > 20%: the rest never start. */
+	/* The first batch (n1, n2) ran; 1 of its 2 failed > 20%: the rest never start. */
 	assert_true(saw(&r.events, "a n1 failed: apply: it broke"));
 	assert_true(saw(&r.events, "a n2 changed"));
-	assert_true(saw(&r.events, "a n3 skipped: stage a: 1 of 4 hosts failed, more than "
-			"max_fail_percent 20%"));
-	assert_true(saw(&r.events, "b n2 skipped: stage a: 1 of 4 hosts failed, more than "
-			"max_fail_percent 20%"));
+	assert_true(saw(&r.events, "a n3 skipped: stage a: 1 of 2 hosts of a batch failed, "
+			"more than max_fail_percent 20%"));
+	assert_true(saw(&r.events, "b n2 skipped: stage a: 1 of 2 hosts of a batch failed, "
+			"more than max_fail_percent 20%"));
 	assert_int_equal(count_prefix(&calls, "check a n3"), 0);
 	assert_int_equal(count_prefix(&calls, "check b"), 0);
+	done(&r);
+}
+
+static void test_serial_batch_all_failed_stops_the_run(void **state)
+{
+	static const char pb[] =
+		"stages:\n"
+		"  - { name: a, module: fake, hosts: gpu_worker, serial: 2, params: { fail: 'n1' } }\n"
+		"  - { name: b, module: fake, hosts: gpu_worker, serial: 1, params: { fail: 'n2' } }\n";
+	struct deploy_opts o = { .forks = 4 };
+	struct run r;
+
+	(void)state;
+	run(&r, pb, &o, NULL);
+	/* Half a batch failing is not all of it: a goes on; b's first batch is n2 alone. */
+	assert_true(saw(&r.events, "a n4 changed"));
+	assert_true(saw(&r.events, "b n1 skipped: failed at stage a"));
+	assert_true(saw(&r.events, "b n2 failed: apply: it broke"));
+	assert_true(saw(&r.events, "b n3 skipped: stage b: every host of a serial batch failed"));
+	assert_int_equal(count_prefix(&calls, "check b n3"), 0);
 	done(&r);
 }
 
@@ -211,6 +231,24 @@ static void test_depends_run_once_and_local(void **state)
 	assert_true(saw(&r.events, "free n3 changed"));
 	assert_true(saw(&r.events, "free n4 changed"));
 	assert_int_equal(r.events.n, 1 + 1 + 4 + 2);
+	done(&r);
+}
+
+static void test_failed_run_once_stops_its_stage_hosts(void **state)
+{
+	static const char pb[] =
+		"stages:\n"
+		"  - { name: once, module: fake, hosts: gpu_worker, run_once: true, params: { fail: n1 } }\n"
+		"  - { name: next, module: fake, hosts: gpu_worker }\n";
+	struct deploy_opts o = { .forks = 4 };
+	struct run r;
+
+	(void)state;
+	run(&r, pb, &o, NULL);
+	assert_true(saw(&r.events, "once n1 failed: apply: it broke"));
+	assert_true(saw(&r.events, "next n1 skipped: failed at stage once"));
+	assert_true(saw(&r.events, "next n3 skipped: run_once stage once failed on n1"));
+	assert_int_equal(count_prefix(&calls, "check next"), 0);
 	done(&r);
 }
 
@@ -304,7 +342,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_failed_host_stops_only_itself),
 		cmocka_unit_test(test_serial_and_max_fail_percent),
+		cmocka_unit_test(test_serial_batch_all_failed_stops_the_run),
 		cmocka_unit_test(test_depends_run_once_and_local),
+		cmocka_unit_test(test_failed_run_once_stops_its_stage_hosts),
 		cmocka_unit_test(test_check_tags_start_at_limit),
 		cmocka_unit_test(test_cancel_then_resume),
 	};

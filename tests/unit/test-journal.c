@@ -83,6 +83,14 @@ static void test_round_trip(void **state)
 	assert_string_equal(journal_state(k), "completed");
 	assert_int_equal(json_array_size(json_object_get(journal_json(k), "attempts")), 2);
 	assert_true(journal_host_completed(k, "memlock", "dgx01"));
+	/* A newer module's stage starts over; the same version keeps its entries. */
+	assert_int_equal(journal_stage_version(k, "nouveau"), 2);
+	journal_stage(k, "memlock", "memlock", 1);
+	assert_true(journal_host_completed(k, "memlock", "dgx01"));
+	journal_stage(k, "memlock", "memlock", 2);
+	assert_false(journal_host_completed(k, "memlock", "dgx01"));
+	assert_int_equal(journal_stage_version(k, "memlock"), 2);
+	assert_int_equal(journal_stage_version(k, "nosuch"), -1);
 
 	strlist_clear(&stages);
 	journal_free(j);

@@ -164,14 +164,6 @@ static void families(const struct host *h, struct strbuf *sb)
 	strbuf_rtrim(sb);
 }
 
-static double wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int gather_task(struct task_ctx *t, void *arg)
 {
 	struct host_facts *hf = arg;
@@ -181,7 +173,6 @@ static int gather_task(struct task_ctx *t, void *arg)
 	char *env[3] = { NULL, NULL, NULL };
 	struct remote_cmd cmd = { .command = "sh -s", .env = env };
 	struct cmd_result res;
-	double wall0;
 	int rc;
 
 	families(h, &fam);
@@ -196,7 +187,6 @@ static int gather_task(struct task_ctx *t, void *arg)
 	cmd.input = script.buf;
 	cmd.input_len = script.len;
 	cmd_result_init(&res);
-	wall0 = wall_now();
 	rc = task_exec(t, 0, &cmd, &res, task_err(t));
 	if (rc)
 		goto out;
@@ -222,7 +212,9 @@ static int gather_task(struct task_ctx *t, void *arg)
 	{
 		const char *d = fact_output(hf, "date", NULL);
 		if (d && *d && res.first_output_s >= 0) {
-			hf->clock_skew_s = strtod(d, NULL) - (wall0 + res.first_output_s);
+			/* From when the command was sent, not when we asked for it:
+			 * connecting may come in between. */
+			hf->clock_skew_s = strtod(d, NULL) - (res.start_wall_s + res.first_output_s);
 			hf->have_skew = true;
 		}
 	}

@@ -396,6 +396,7 @@ struct remote_proc {
 	struct conn *c;
 	ssh_channel ch;
 	long long start, deadline;
+	double start_wall;
 	size_t max;
 };
 
@@ -416,6 +417,11 @@ int conn_exec_start(struct conn *c, const struct remote_cmd *cmd, long long dead
 	p = xcalloc(1, sizeof(*p));
 	p->c = c;
 	p->start = now_ms();
+	{
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		p->start_wall = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	}
 	p->deadline = earliest(cmd->timeout_ms ? p->start + cmd->timeout_ms : 0, deadline_ms);
 	p->max = cmd->max_output ? cmd->max_output : CMD_OUTPUT_DEFAULT_MAX;
 	p->ch = ssh_channel_new(c->s);
@@ -465,6 +471,7 @@ void conn_exec_wait(struct remote_proc *p, struct cmd_result *res)
 	char buf[16384];
 
 	res->outcome = CMD_EXITED;
+	res->start_wall_s = p->start_wall;
 	for (;;) {
 		long long left = p->deadline ? p->deadline - now_ms() : 200;
 		int n;

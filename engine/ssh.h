@@ -69,6 +69,7 @@ struct cmd_result {
 	bool out_truncated, err_truncated;
 	double duration_s;
 	double first_output_s;    /* when the first stdout byte came; -1 if none */
+	double start_wall_s;      /* wall-clock (Unix) time the command was sent */
 };
 
 void cmd_result_init(struct cmd_result *r);

@@ -23,7 +23,7 @@ echo "$out" | grep -qx 'exit 0: dgx\[03-08\]' || fail "exit 0 group missing: $ou
 
 # --limit with a node set and a group; JSON output.
 out=$("$BRINGUP" exec -i "$INV" --limit 'dgx[02-03]' -o json -- hostname) || fail "limit json"
-echo "$out" | python3 -c '
+printf '%s\n' "$out" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 hosts = [h["host"] for h in d["hosts"]]

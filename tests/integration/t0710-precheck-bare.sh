@@ -6,7 +6,7 @@ sim_up -n 4 --state bare
 out=$("$BRINGUP" precheck -i "$INV" -o json)
 rc=$?
 [ $rc -eq 1 ] || fail "precheck on a bare cluster exited $rc, want 1"
-echo "$out" | python3 -c '
+printf '%s\n' "$out" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 failed = {(r["check"], r["host"]) for r in d["results"] if r["status"] == "fail"}

@@ -25,6 +25,7 @@ struct host_job {
 	json_t *params;
 	struct mod_ctx mc;
 	enum host_result result;
+	bool started;           /* the runner started it (else cancelled before) */
 };
 
 struct deploy {
@@ -261,7 +262,8 @@ static void job_done(struct deploy *d, struct host_job *job, struct task *task)
 	if (task->rc == ERR_CANCELLED) {
 		c->interrupted = true;
 		r = RES_SKIPPED;
-		reason = xasprintf("interrupted: %s", err_msg(&task->err));
+		reason = job->started ? xasprintf("interrupted: %s", err_msg(&task->err)) :
+			 xstrdup("interrupted: not started");
 	} else if (task->rc) {
 		r = RES_FAILED;
 		reason = xstrdup(err_msg(&task->err));
@@ -288,6 +290,7 @@ static void on_runner_event(const struct event *ev, void *arg)
 
 	switch (ev->kind) {
 	case EV_TASK_START:
+		job->started = true;
 		if (d->journal)
 			journal_host_start(d->journal, d->pb->stages[job->stage].name, de.host);
 		de.kind = DEV_HOST_START;
@@ -493,9 +496,13 @@ static void run_stage(struct deploy *d, size_t stage)
 	char *filtered = stage_filtered(d, stage);
 	struct dep_event ev = { .kind = DEV_STAGE_START, .stage = stage };
 	struct strbuf set = STRBUF_INIT;
+	bool once_done = false;
 
 	if (!n)
 		goto out;
+	/* A run_once stage that an earlier attempt completed on any host is done. */
+	for (size_t i = 0; s->run_once && d->journal && i < n; i++)
+		once_done |= journal_host_completed(d->journal, s->name, host_name(d, hosts[i]));
 	fold_hosts(d, hosts, n, &set);
 	ev.hosts = set.buf;
 	emit(d, &ev);
@@ -522,7 +529,7 @@ static void run_stage(struct deploy *d, size_t stage)
 		} else if (d->cancelled) {
 			cell(d, stage, h)->interrupted = true;
 			finish(d, stage, h, RES_SKIPPED, xstrdup("interrupted: not started"), false);
-		} else if (!s->run_once || !ntodo) {
+		} else if (!s->run_once || (!ntodo && !once_done)) {
 			todo[ntodo++] = h;
 		}
 	}

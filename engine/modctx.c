@@ -272,10 +272,16 @@ static int run_line(struct mod_ctx *mc, const char *line, const char *input,
 	int ret;
 
 	cmd_result_init(res);
+	/* The log names the script a command reads, which its line does not show. */
+	char *logged = mc->script ? xasprintf("%s  # stdin: templates/%s", line, mc->script) :
+			xstrdup(line);
+
+	mc->script = NULL;
 	if (mc->cancelled && *mc->cancelled) {
-		ret = err_set(mc->err, ERR_CANCELLED, "interrupted before: %s", line);
+		ret = err_set(mc->err, ERR_CANCELLED, "stopped before: %s", logged);
 		if (mc->log)
-			runlog_command(mc->log, mc->host, mc->stage, line, NULL, err_msg(mc->err));
+			runlog_command(mc->log, mc->host, mc->stage, logged, NULL, err_msg(mc->err));
+		free(logged);
 		return ret;
 	}
 	if (!mc->local)
@@ -283,8 +289,9 @@ static int run_line(struct mod_ctx *mc, const char *line, const char *input,
 	else
 		ret = local_exec(line, input, rc.timeout_ms, res, mc->err);
 	if (mc->log)
-		runlog_command(mc->log, mc->host, mc->stage, line, ret ? NULL : res,
+		runlog_command(mc->log, mc->host, mc->stage, logged, ret ? NULL : res,
 			       ret ? err_msg(mc->err) : NULL);
+	free(logged);
 	if (ret)
 		return ret;
 	if (res->outcome == CMD_TIMED_OUT)
@@ -336,6 +343,7 @@ int mod_script(struct mod_ctx *mc, const char *tmpl, const char *const *args,
 	for (; args && args[n - 3] && n < 15; n++)
 		argv[n] = args[n - 3];
 	argv[n] = NULL;
+	mc->script = tmpl;
 	return mod_exec(mc, argv, text, res);
 }
 
@@ -403,6 +411,7 @@ int mod_probe(struct mod_ctx *mc, const char *tmpl, const char *const *args,
 		argv[n] = args[n - 3];
 	argv[n] = NULL;
 	json_object_clear(mc->files);
+	mc->script = tmpl ? tmpl : "engine/dump-files.sh";
 	ret = mod_exec(mc, argv, in.buf, res);
 	strbuf_release(&in);
 	if (ret)

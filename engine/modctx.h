@@ -27,6 +27,7 @@ struct mod_ctx {
 	json_t *params;             /* typed, merged; borrowed */
 	json_t *set;                /* mod_set values; owned */
 	json_t *files;              /* mod_probe's cache: path -> {mode, content} | null */
+	const char *script;         /* template the next command reads on stdin (for the log) */
 	struct runlog *log;         /* may be NULL */
 	const volatile sig_atomic_t *cancelled;
 	unsigned timeout_s;         /* per command; 0: the runner's */

@@ -18,6 +18,18 @@
  *            require that it records no change)
  * A module may end early with mod_skip() (e.g. SELinux disabled: nothing to
  * do on that host) from check.
+ *
+ * Adding a module:
+ * 1. templates/NAME/: every file it writes and every script it runs.
+ * 2. modules/mod-NAME.c: params (with the inventory variable that supplies
+ *    each), check (one mod_probe: its state script and the files it manages),
+ *    apply (the same writes, then the commands check asked for, handed over
+ *    with mod_set/mod_get), verify when re-checking does not prove enough.
+ * 3. modules/modules.c: one line in the sorted table.
+ * 4. playbooks/deploy.yaml: a stage, in the Redpaper's order.
+ * 5. sim/tools/: stand-ins for the tools it runs, keeping state in state/.
+ * 6. Tests: tests/unit/test-modules.c finds it; an integration test shows
+ *    check, apply, a second run with no change, and the stand-ins' state.
  */
 #ifndef BRINGUP_MODULE_H
 #define BRINGUP_MODULE_H

@@ -234,6 +234,41 @@ static void test_depends_run_once_and_local(void **state)
 	done(&r);
 }
 
+static void test_resume_does_not_rerun_a_run_once_stage(void **state)
+{
+	static const char pb[] =
+		"stages:\n"
+		"  - { name: once, module: fake, hosts: gpu_worker, run_once: true }\n"
+		"  - { name: next, module: fake, hosts: gpu_worker, params: { fail: n4 } }\n";
+	char dir[] = "/tmp/bringup-test-deploy.XXXXXX";
+	struct deploy_opts o = { .forks = 4 };
+	struct journal *j;
+	char *path;
+	struct run r;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	path = xasprintf("%s/journal.json", dir);
+	j = journal_new(path, &(struct journal_meta){ "r", "t", "p", "0", "inv" });
+	/* The first attempt ran `once` on n2 (n1 was left out by --limit). */
+	o.limit = "n[2-4]";
+	run(&r, pb, &o, j);
+	assert_true(saw(&r.events, "once n2 changed"));
+	assert_true(saw(&r.events, "next n4 failed: apply: it broke"));
+	assert_string_equal(journal_state(j), "failed");
+	done(&r);
+	o.limit = NULL;
+	run(&r, pb, &o, j);
+	assert_int_equal(count_prefix(&calls, "check once"), 0);
+	assert_true(saw(&r.events, "once n2 skipped: completed in an earlier attempt (changed)"));
+	assert_int_equal(count_prefix(&calls, "apply next"), 2); /* n1 and, again, n4 */
+	done(&r);
+	journal_free(j);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
 static void test_failed_run_once_stops_its_stage_hosts(void **state)
 {
 	static const char pb[] =
@@ -345,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_serial_batch_all_failed_stops_the_run),
 		cmocka_unit_test(test_depends_run_once_and_local),
 		cmocka_unit_test(test_failed_run_once_stops_its_stage_hosts),
+		cmocka_unit_test(test_resume_does_not_rerun_a_run_once_stage),
 		cmocka_unit_test(test_check_tags_start_at_limit),
 		cmocka_unit_test(test_cancel_then_resume),
 	};

@@ -21,8 +21,18 @@ expect_status() {
 	"$@"; got=$?
 	[ "$got" -eq "$want" ] || fail "expected exit $want, got $got: $*"
 }
-# sim_up ARGS...: starts a cluster, sets INV to its inventory path.
+# sim_up ARGS...: starts a cluster; sets INV to its inventory path, PORT and
+# USER_ to how its nodes are reached.
 sim_up() {
 	INV=$("$BRINGUP" sim up "$@" | sed -n 's/^inventory: //p')
 	[ -n "$INV" ] && [ -f "$INV" ] || fail "sim up $* printed no inventory"
+	PORT=$(sed -n 's/^    port: //p' "$INV")
+	USER_=$(sed -n 's/^    user: "\(.*\)"$/\1/p' "$INV")
+}
+# sim_ssh ADDR CMD...: plain OpenSSH to a node, with strict host-key checking.
+sim_ssh() {
+	a=$1; shift
+	ssh -i "$BRINGUP_SIM_DIR/id_ed25519" -o UserKnownHostsFile="$BRINGUP_SIM_DIR/known_hosts" \
+		-o StrictHostKeyChecking=yes -o BatchMode=yes -o ConnectTimeout=5 -p "$PORT" \
+		"$USER_@$a" "$@"
 }

@@ -9,8 +9,6 @@ command -v ssh >/dev/null && [ -x /usr/sbin/sshd ] || skip "needs OpenSSH client
 D=$BRINGUP_SIM_DIR
 sim_up -n 4
 [ "$INV" = "$D/inventory.yaml" ] || fail "inventory at $INV, want $D/inventory.yaml"
-PORT=$(sed -n 's/^    port: //p' "$INV")
-USER_=$(sed -n 's/^    user: "\(.*\)"$/\1/p' "$INV")
 [ -n "$PORT" ] && [ "$USER_" = "$(id -un)" ] || fail "inventory ssh section: port '$PORT' user '$USER_'"
 grep -q "^\[127.0.1.4\]:$PORT ssh-ed25519 " "$D/known_hosts" || fail "known_hosts lacks node 4"
 
@@ -22,11 +20,6 @@ name4=$(echo "$status" | awk -v a="127.0.1.4:$PORT" '$2 == a { print $1 }')
 [ -n "$name1" ] && [ -n "$name4" ] && [ "$name1" != "$name4" ] || fail "status lacks node names"
 grep -qx "NODE_NAME='$name1'" "$D/nodes/$name1/node.conf" || fail "node.conf of $name1"
 
-sim_ssh() {
-	a=$1; shift
-	ssh -i "$D/id_ed25519" -o UserKnownHostsFile="$D/known_hosts" -o StrictHostKeyChecking=yes \
-		-o BatchMode=yes -o ConnectTimeout=5 -p "$PORT" "$USER_@$a" "$@"
-}
 [ "$(sim_ssh 127.0.1.1 hostname)" = "$name1" ] || fail "hostname on 127.0.1.1 is not $name1"
 [ "$(sim_ssh 127.0.1.4 hostname)" = "$name4" ] || fail "hostname on 127.0.1.4 is not $name4"
 sim_ssh 127.0.1.1 'exit 7' </dev/null; [ $? -eq 7 ] || fail "exit status not passed through"

@@ -7,13 +7,6 @@
 command -v ssh >/dev/null && [ -x /usr/sbin/sshd ] || skip "needs OpenSSH client and server"
 D=$BRINGUP_SIM_DIR
 sim_up -n 3
-PORT=$(sed -n 's/^    port: //p' "$INV")
-USER_=$(sed -n 's/^    user: "\(.*\)"$/\1/p' "$INV")
-sim_ssh() {
-	a=$1; shift
-	ssh -i "$D/id_ed25519" -o UserKnownHostsFile="$D/known_hosts" -o StrictHostKeyChecking=yes \
-		-o BatchMode=yes -o ConnectTimeout=5 -p "$PORT" "$USER_@$a" "$@"
-}
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 n1=$(sim_ssh 127.0.1.1 hostname) && n2=$(sim_ssh 127.0.1.2 hostname) &&
 	n3=$(sim_ssh 127.0.1.3 hostname) || fail "nodes unreachable at start"

@@ -594,6 +594,38 @@ out:
 	return ret;
 }
 
+int mod_upload(struct mod_ctx *mc, const char *local, const char *remote, unsigned mode)
+{
+	int ret;
+
+	if (mc->phase != PHASE_APPLY || mc->checking)
+		return mod_fail(mc, ERR_INTERNAL, "upload of %s outside apply", remote);
+	if (mc->cancelled && *mc->cancelled)
+		return err_set(mc->err, ERR_CANCELLED, "stopped before uploading %s", remote);
+	if (mc->local) {
+		const char *argv[] = { "install", "-m", NULL, "--", local, remote, NULL };
+		char m[8];
+		struct cmd_result res;
+
+		snprintf(m, sizeof(m), "%o", mode);
+		argv[2] = m;
+		ret = mod_exec_ok(mc, argv, NULL, &res);
+		cmd_result_release(&res);
+		return ret;
+	}
+	ret = task_upload(mc->task, 0, local, remote, mode, mc->err);
+	if (mc->log) {
+		char *line = xasprintf("(sftp) upload %s -> %s, mode %o", local, remote, mode);
+
+		runlog_action(mc->log, mc->host, mc->stage, line,
+			      ret ? err_msg(mc->err) : "done, sha256 verified");
+		free(line);
+	}
+	if (!ret)
+		mod_note(mc, "uploaded %s", remote);
+	return ret;
+}
+
 int mod_put_template(struct mod_ctx *mc, const char *tmpl, const char *path,
 		     unsigned mode, bool *ret_changed)
 {

@@ -235,22 +235,43 @@ static const char *outcome_text(const struct cmd_result *res, char *buf, size_t 
 	}
 }
 
+static void append(struct runlog *rl, const char *host, const struct strbuf *sb)
+{
+	char *path = xasprintf("%s/hosts/%s.log", rl->dir, host);
+	/* One write per record with O_APPEND: records never interleave. */
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+
+	if (fd >= 0) {
+		if (write(fd, sb->buf, sb->len) < 0) {
+			/* A log that cannot be written must not fail the run. */
+		}
+		close(fd);
+	}
+	free(path);
+}
+
+static void header(const struct runlog *rl, struct strbuf *sb, const char *host,
+		   const char *stage, const char *what)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	strbuf_addf(sb, "=== %s %s %s\n$ ", stamp, stage, host);
+	runlog_redact(rl, what, strlen(what), sb);
+	strbuf_addch(sb, '\n');
+}
+
 void runlog_command(struct runlog *rl, const char *host, const char *stage,
 		    const char *command, const struct cmd_result *res,
 		    const char *errmsg)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char *path = xasprintf("%s/hosts/%s.log", rl->dir, host);
-	char stamp[32], buf[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	int fd;
+	char buf[32];
 
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	strbuf_addf(&sb, "=== %s %s %s\n$ ", stamp, stage, host);
-	runlog_redact(rl, command, strlen(command), &sb);
-	strbuf_addch(&sb, '\n');
+	header(rl, &sb, host, stage, command);
 	if (res) {
 		strbuf_addf(&sb, "%s in %.3f s\n", outcome_text(res, buf, sizeof(buf)),
 			    res->duration_s);
@@ -261,14 +282,18 @@ void runlog_command(struct runlog *rl, const char *host, const char *stage,
 		runlog_redact(rl, errmsg ? errmsg : "", errmsg ? strlen(errmsg) : 0, &sb);
 		strbuf_addch(&sb, '\n');
 	}
-	/* One write per record with O_APPEND: records never interleave. */
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		if (write(fd, sb.buf, sb.len) < 0) {
-			/* A log that cannot be written must not fail the run. */
-		}
-		close(fd);
-	}
-	free(path);
+	append(rl, host, &sb);
+	strbuf_release(&sb);
+}
+
+void runlog_action(struct runlog *rl, const char *host, const char *stage,
+		   const char *what, const char *result)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	header(rl, &sb, host, stage, what);
+	runlog_redact(rl, result, strlen(result), &sb);
+	strbuf_addch(&sb, '\n');
+	append(rl, host, &sb);
 	strbuf_release(&sb);
 }

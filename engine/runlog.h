@@ -63,4 +63,8 @@ void runlog_command(struct runlog *rl, const char *host, const char *stage,
 		    const char *command, const struct cmd_result *res,
 		    const char *errmsg);
 
+/* Appends a record of something that is not a command (an upload) and its result. */
+void runlog_action(struct runlog *rl, const char *host, const char *stage,
+		   const char *what, const char *result);
+
 #endif

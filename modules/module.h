@@ -148,6 +148,12 @@ int mod_read_file(struct mod_ctx *mc, const char *path, struct strbuf *out,
  */
 int mod_put_file(struct mod_ctx *mc, const char *path, const char *content,
 		 unsigned mode, bool *ret_changed);
+/*
+ * Uploads a local file (a package, a tarball: too big for mod_put_file) to
+ * `remote` over SFTP, under a temporary name, checked by sha256, then
+ * renamed. Apply only: check decides whether it is needed.
+ */
+int mod_upload(struct mod_ctx *mc, const char *local, const char *remote, unsigned mode);
 /* mod_put_file of a rendered template. */
 int mod_put_template(struct mod_ctx *mc, const char *tmpl, const char *path,
 		     unsigned mode, bool *ret_changed);

@@ -221,6 +221,34 @@ static void test_put_file_check_then_apply(void **state)
 	local_release(&l);
 }
 
+static void test_upload_only_in_apply(void **state)
+{
+	struct local l;
+	char *src, *dst, *got, *cmd;
+	struct stat st;
+
+	(void)state;
+	local_init(&l, false);
+	src = xasprintf("%s/src", l.dir);
+	dst = xasprintf("%s/dst", l.dir);
+	cmd = xasprintf("printf payload >'%s'", src);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(mod_upload(&l.mc, src, dst, 0600), ERR_INTERNAL);
+	assert_int_not_equal(access(dst, F_OK), 0);
+	err_clear(&l.err);
+	l.mc.phase = PHASE_APPLY;
+	assert_int_equal(mod_upload(&l.mc, src, dst, 0600), 0);
+	got = slurp(dst);
+	assert_string_equal(got, "payload");
+	assert_int_equal(stat(dst, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	free(got);
+	free(src);
+	free(dst);
+	free(cmd);
+	local_release(&l);
+}
+
 static void test_probe_reads_files_in_one_command(void **state)
 {
 	struct local l;
@@ -334,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_every_module_file_is_registered_and_shipped),
 		cmocka_unit_test(test_param_check),
 		cmocka_unit_test(test_put_file_check_then_apply),
+		cmocka_unit_test(test_upload_only_in_apply),
 		cmocka_unit_test(test_probe_reads_files_in_one_command),
 		cmocka_unit_test(test_exec_quotes_and_renders),
 		cmocka_unit_test(test_diff),

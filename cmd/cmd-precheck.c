@@ -46,6 +46,7 @@ static void usage(FILE *f)
 		"      --checks LIST          only these checks (ids or globs: 'ib.*,gpu.count')\n"
 		"      --skip-checks LIST     all but these\n"
 		"      --list-checks          print every check id with its severity and title\n"
+		"      --print-probe          print the script precheck runs on every host (sh -s)\n"
 		"  -o, --output-format FMT    text (default), json, junit, prom\n"
 		"      --output FILE          write the report to FILE instead of stdout\n"
 		"      --facts FILE           also write the gathered facts as JSON\n"
@@ -111,6 +112,7 @@ int cmd_precheck(int argc, char **argv)
 		{ "checks", required_argument, NULL, 'c' },
 		{ "skip-checks", required_argument, NULL, 's' },
 		{ "list-checks", no_argument, NULL, 'L' },
+		{ "print-probe", no_argument, NULL, 'P' },
 		{ "output-format", required_argument, NULL, 'o' },
 		{ "output", required_argument, NULL, 'O' },
 		{ "facts", required_argument, NULL, 'F' },
@@ -143,6 +145,7 @@ int cmd_precheck(int argc, char **argv)
 		case 'c': split_list(optarg, &co.only); break;
 		case 's': split_list(optarg, &co.skip); break;
 		case 'L': list_checks(); status = EXIT_OK; goto out;
+		case 'P': facts_script(&out); fputs(out.buf, stdout); goto out;
 		case 'o': format = optarg; break;
 		case 'O': out_path = optarg; break;
 		case 'F': facts_path = optarg; break;

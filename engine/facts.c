@@ -164,6 +164,14 @@ static void families(const struct host *h, struct strbuf *sb)
 	strbuf_rtrim(sb);
 }
 
+void facts_script(struct strbuf *out)
+{
+	/* The memlock stage's reading of limits.d, so both agree on a login's limit. */
+	strbuf_addf(out, "pam_memlock() {\n%s\n}\n%s",
+		    template_get("memlock/pam-memlock.sh", NULL),
+		    template_get("precheck/facts.sh", NULL));
+}
+
 static int gather_task(struct task_ctx *t, void *arg)
 {
 	struct host_facts *hf = arg;
@@ -180,10 +188,7 @@ static int gather_task(struct task_ctx *t, void *arg)
 	strbuf_addf(&userv, "BRINGUP_USER=%s", h->ssh.user);
 	env[0] = envv.buf;
 	env[1] = userv.buf;
-	/* The memlock stage's reading of limits.d, so both agree on a login's limit. */
-	strbuf_addf(&script, "pam_memlock() {\n%s\n}\n%s",
-		    template_get("memlock/pam-memlock.sh", NULL),
-		    template_get("precheck/facts.sh", NULL));
+	facts_script(&script);
 	cmd.input = script.buf;
 	cmd.input_len = script.len;
 	cmd_result_init(&res);

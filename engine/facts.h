@@ -16,6 +16,7 @@
 #include "err.h"
 #include "inventory.h"
 #include "runner.h"
+#include "strbuf.h"
 
 struct host_facts {
 	size_t host;             /* index into inv->hosts */
@@ -64,6 +65,12 @@ json_t *fact_parsed(const struct host_facts *hf, const char *name);
 int facts_split(const char *buf, size_t len, json_t **ret, struct err *err);
 /* Runs the parsers over raw sections (fills hf->parsed and parse_errors). */
 void facts_parse(struct host_facts *hf);
+
+/*
+ * The script sent to every host (sh -s; environment BRINGUP_FACTS with the
+ * families "ib gpu scale", BRINGUP_USER the login user). Appended to out.
+ */
+void facts_script(struct strbuf *out);
 
 /* The whole set as JSON, for --output and bundles; caller decrefs. */
 json_t *facts_to_json(const struct facts *f);

@@ -1,10 +1,15 @@
 #!/bin/sh
-# make bench: wall time and peak memory of bringup's fan-out against plain
-# OpenSSH fanned out with xargs -P, on the same simulated hosts running the
-# same probe. Results go to stdout and build/bench/results.txt.
-#
-#   BENCH_SIZES="16 64 256"   host counts (default)
-#   BENCH_RUNS=3              runs per measurement; the median is reported
+# make bench: wall time and peak memory of bringup against plain OpenSSH fanned
+# out with `xargs -P` (one ssh process per host), on the same simulated hosts
+# running the same remote work:
+#   exec      bringup exec -- PROBE         vs  ssh HOST PROBE
+#   precheck  bringup precheck (facts, parsers, every check, report)
+#                                            vs  ssh HOST sh -s < the same facts script
+#   deploy    idempotent re-deploy on a converged cluster against precheck on
+#             the same hosts (tests/bench/deploy.sh, run last)
+# Results: stdout and build/bench/results.txt.
+#   BENCH_SIZES="16 64 256"   host counts
+#   BENCH_RUNS=3              runs per measurement (median wall, max RSS)
 set -u
 : "${BRINGUP:?set BRINGUP to the bringup binary}"
 SIZES=${BENCH_SIZES:-16 64 256}
@@ -16,13 +21,12 @@ results="$out_dir/results.txt"
 export BRINGUP_SIM_DIR=$(mktemp -d "${TMPDIR:-/tmp}/bringup-bench.XXXXXX")
 trap '"$BRINGUP" sim down >/dev/null 2>&1; rm -rf "$BRINGUP_SIM_DIR"' EXIT INT TERM
 PROBE=${BENCH_PROBE:-'hostname; uname -r; ofed_info -s; cat /etc/os-release >/dev/null'}
+"$BRINGUP" precheck --print-probe >"$out_dir/facts.sh"
 
-# median of numbers on stdin
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-# measure LABEL CMD...: prints "wall_s peak_kb" (median wall, max rss)
+# measure CMD...: prints "median_wall_s max_rss_kb" over $RUNS runs
 measure() {
-	label=$1; shift
 	walls="" peak=0
 	for _ in $(seq "$RUNS"); do
 		/usr/bin/time -f '%e %M' -o "$out_dir/time.$$" "$@" >/dev/null 2>"$out_dir/err.$$"
@@ -33,31 +37,44 @@ measure() {
 	echo "$(echo $walls | tr ' ' '\n' | median) $peak"
 }
 
-printf '%-6s %-26s %10s %12s\n' hosts tool wall_s peak_rss_MB | tee "$results"
+row() { # hosts what tool wall rss_kb [note]
+	printf '%-6s %-9s %-24s %8s %10s %s\n' "$1" "$2" "$3" "$4" \
+		"$(awk "BEGIN{printf \"%.1f\", $5/1024}")" "${6-}" | tee -a "$results"
+}
+ratio() { awk "BEGIN{printf \"%.2f\", $1/$2}"; }
+
+printf '%-6s %-9s %-24s %8s %10s\n' hosts what tool wall_s rss_MB | tee "$results"
 for n in $SIZES; do
 	"$BRINGUP" sim down >/dev/null 2>&1
 	inv=$("$BRINGUP" sim up -n "$n" --state ready | sed -n 's/^inventory: //p')
 	[ -f "$inv" ] || { echo "sim up -n $n failed" >&2; exit 1; }
 	field() { sed -n "s/^ *$1: *//p" "$inv" | head -n 1 | tr -d '"'; }
 	key=$(field key) kh=$(field known_hosts) port=$(field port) user=$(field user)
-	# Warm-up: every node answers before anything is timed.
-	"$BRINGUP" exec -i "$inv" -- true >/dev/null || { echo "cluster of $n not healthy" >&2; exit 1; }
 	"$BRINGUP" inventory show -i "$inv" -o json | python3 -c \
 		'import json,sys; [print(h["ssh"]["address"]) for h in json.load(sys.stdin)["hosts"]]' \
 		>"$out_dir/addrs.$$"
+	SSH="ssh -n -i $key -p $port -l $user -o UserKnownHostsFile=$kh -o StrictHostKeyChecking=yes -o BatchMode=yes"
+	# Warm-up: every node answers before anything is timed.
+	"$BRINGUP" exec -i "$inv" -- true >/dev/null || { echo "cluster of $n not healthy" >&2; exit 1; }
 
-	set -- $(measure bringup "$BRINGUP" exec -i "$inv" -f 256 -- "$PROBE")
-	b_wall=$1 b_mem=$2
-	set -- $(measure ssh xargs -P 256 -I{} ssh -n -i "$key" -p "$port" -l "$user" \
-		-o UserKnownHostsFile="$kh" -o StrictHostKeyChecking=yes -o BatchMode=yes \
-		{} "$PROBE" <"$out_dir/addrs.$$")
-	s_wall=$1 s_mem=$2
-	printf '%-6s %-26s %10s %12s\n' "$n" "bringup exec" "$b_wall" \
-		"$(awk "BEGIN{printf \"%.1f\", $b_mem/1024}")" | tee -a "$results"
-	printf '%-6s %-26s %10s %12s\n' "$n" "xargs -P + OpenSSH ssh" "$s_wall" \
-		"$(awk "BEGIN{printf \"%.1f\", $s_mem/1024}")  (largest single ssh)" | tee -a "$results"
-	printf '%-6s %-26s %10s\n' "$n" "ratio bringup/ssh" \
-		"$(awk "BEGIN{printf \"%.2f\", $b_wall/$s_wall}")" | tee -a "$results"
+	set -- $(measure "$BRINGUP" exec -i "$inv" -f 256 -- "$PROBE"); bw=$1; bm=$2
+	set -- $(measure xargs -P 256 -I{} $SSH {} "$PROBE" <"$out_dir/addrs.$$"); sw=$1; sm=$2
+	row "$n" exec "bringup exec" "$bw" "$bm"
+	row "$n" exec "xargs -P + ssh" "$sw" "$sm" "(largest single ssh)"
+	row "$n" exec "ratio" "$(ratio "$bw" "$sw")" 0
+
+	set -- $(measure "$BRINGUP" precheck -i "$inv" -f 256 -o json --output /dev/null); pw=$1; pm=$2
+	export SSH out_dir
+	set -- $(measure xargs -P 256 -I{} sh -c \
+		'$SSH "$1" "BRINGUP_FACTS=\"ib gpu scale\" BRINGUP_USER=root sh -s" <"$out_dir/facts.sh" >/dev/null' \
+		sh {} <"$out_dir/addrs.$$"); qw=$1; qm=$2
+	row "$n" precheck "bringup precheck" "$pw" "$pm"
+	row "$n" precheck "xargs -P + ssh (probe)" "$qw" "$qm" "(largest single ssh)"
+	row "$n" precheck "ratio (target <= 1.2)" "$(ratio "$pw" "$qw")" 0
+
 done
 rm -f "$out_dir"/*.$$
+"$BRINGUP" sim down >/dev/null 2>&1
 echo "results: $results"
+# The re-deploy benchmark brings its own cluster (bare, converged once).
+[ -f "$here/deploy.sh" ] && sh "$here/deploy.sh"

@@ -524,7 +524,7 @@ int cmd_deploy(int argc, char **argv)
 	if (o.json) {
 		json_t *j = summary_json(d, &o, rp.run_id, rp.run_dir);
 
-		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 		putchar('\n');
 		json_decref(j);
 	} else {

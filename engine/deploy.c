@@ -205,6 +205,14 @@ static void finish(struct deploy *d, size_t stage, size_t host, enum host_result
 
 /* ---- one host's work, on a worker ---- */
 
+/* "check: ..." says where a module failed; a host that cannot be reached is just that. */
+static int phase_fail(struct mod_ctx *mc, int rc, const char *phase)
+{
+	if (rc != ERR_CONNECT && rc != ERR_HOSTKEY && rc != ERR_AUTH)
+		err_prefix(mc->err, "%s: ", phase);
+	return rc;
+}
+
 static int run_module(struct host_job *job)
 {
 	const struct stage_module *m = job->d->pb->stages[job->stage].module;
@@ -213,7 +221,7 @@ static int run_module(struct host_job *job)
 
 	mc->phase = PHASE_CHECK;
 	if ((rc = m->check(mc)))
-		return err_prefix(mc->err, "check: ");
+		return phase_fail(mc, rc, "check");
 	if (mc->skipped) {
 		job->result = RES_SKIPPED;
 		return 0;
@@ -223,10 +231,10 @@ static int run_module(struct host_job *job)
 		return 0;
 	mc->phase = PHASE_APPLY;
 	if ((rc = m->apply(mc)))
-		return err_prefix(mc->err, "apply: ");
+		return phase_fail(mc, rc, "apply");
 	mc->phase = PHASE_VERIFY;
 	if ((rc = m->verify ? m->verify(mc) : m->check(mc)))
-		return err_prefix(mc->err, "verify: ");
+		return phase_fail(mc, rc, "verify");
 	if (mc->verify_changes.n)
 		return mod_fail(mc, ERR_STATE, "verify: still to do after apply: %s",
 				mc->verify_changes.v[0]);

@@ -264,7 +264,7 @@ int journal_save(struct journal *j, struct err *err)
 	int fd, rc = 0;
 
 	json_object_set_new(j->root, "updated", now_json());
-	text = json_dumps(j->root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	text = json_dumps(j->root, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0 || write_all(fd, text, strlen(text)) || write_all(fd, "\n", 1) ||
 	    fsync(fd)) {

@@ -31,4 +31,13 @@ echo "$out" | grep -Eq '^  memlock +skipped +dgx04: stage memlock: 1 of 1 hosts 
 	fail "dgx04 not skipped by max_fail_percent: $out"
 echo "$out" | grep -Eq '^  nouveau +skipped +dgx\[01-04\]: stage memlock: 1 of 1 hosts of a batch' ||
 	fail "later stage not stopped: $out"
+
+# An unreachable host is reported as such (exit 3); the others converge.
+rm -f "$BRINGUP_SIM_DIR/nodes/dgx03/root/etc/security/limits.d"
+"$BRINGUP" sim fault dgx04 unreachable >/dev/null || fail "fault unreachable"
+out=$("$BRINGUP" deploy -i "$INV" --state-dir "$STATE")
+[ $? -eq 3 ] || fail "unreachable host: exit not 3: $out"
+echo "$out" | grep -Eq '^  selinux_ib +failed +dgx04: host dgx04 .*unreachable' || fail "unreachable: $out"
+echo "$out" | grep -Eq '^  memlock +changed +dgx03$' || fail "dgx03 did not catch up: $out"
+echo "$out" | grep -Eq '^  nouveau +skipped +dgx04: failed at stage selinux_ib$' || fail "unreachable: $out"
 exit 0

@@ -496,6 +496,63 @@ static void check_max_fail(struct deploy *d, size_t stage, size_t nfailed, size_
 					    s->name);
 }
 
+/* Done by an earlier attempt (--resume): skipped, and the journal keeps what it did. */
+static void skip_completed(struct deploy *d, size_t stage, size_t h)
+{
+	const char *name = host_name(d, h), *stage_name = d->pb->stages[stage].name;
+	struct deploy_cell *c = cell(d, stage, h);
+	struct dep_event de = { .kind = DEV_HOST_DONE, .stage = stage, .host = name,
+				.result = RES_SKIPPED };
+
+	c->result = RES_SKIPPED;
+	free(c->reason);
+	c->reason = xasprintf("completed in an earlier attempt (%s)",
+			      journal_host_status(d->journal, stage_name, name));
+	de.reason = c->reason;
+	emit(d, &de);
+}
+
+/* True when host h is to run the stage; otherwise its skip is recorded. */
+static bool admit(struct deploy *d, size_t stage, size_t h, const char *filtered)
+{
+	const struct stage *s = &d->pb->stages[stage];
+	char *why;
+
+	if (d->journal && journal_host_completed(d->journal, s->name, host_name(d, h))) {
+		skip_completed(d, stage, h);
+	} else if (filtered) {
+		finish(d, stage, h, RES_SKIPPED, xstrdup(filtered), false);
+	} else if ((why = host_blocked(d, stage, h))) {
+		finish(d, stage, h, RES_SKIPPED, why, true);
+	} else if (d->cancelled) {
+		cell(d, stage, h)->interrupted = true;
+		finish(d, stage, h, RES_SKIPPED, xstrdup("interrupted: not started"), false);
+	} else {
+		return true;
+	}
+	return false;
+}
+
+/* Hosts todo[0..n) in batches of `serial`, stopping as Ansible would. */
+static void run_batches(struct deploy *d, size_t stage, const size_t *todo, size_t n)
+{
+	size_t bn = batch_size(&d->pb->stages[stage], n);
+
+	for (size_t i = 0; i < n; i += bn) {
+		if (bn > n - i)
+			bn = n - i;
+		if (d->cancelled || d->abort_reason) {
+			for (size_t k = i; k < n; k++) {
+				cell(d, stage, todo[k])->interrupted = !!d->cancelled;
+				finish(d, stage, todo[k], RES_SKIPPED, xstrdup(d->abort_reason ?
+				       d->abort_reason : "interrupted: not started"), !!d->abort_reason);
+			}
+			return;
+		}
+		check_max_fail(d, stage, run_batch(d, stage, todo + i, bn), bn);
+	}
+}
+
 static void run_stage(struct deploy *d, size_t stage)
 {
 	const struct stage *s = &d->pb->stages[stage];
@@ -514,48 +571,10 @@ static void run_stage(struct deploy *d, size_t stage)
 	fold_hosts(d, hosts, n, &set);
 	ev.hosts = set.buf;
 	emit(d, &ev);
-	for (size_t i = 0; i < n; i++) {
-		size_t h = hosts[i];
-		const char *name = host_name(d, h);
-		char *why;
-
-		if (d->journal && journal_host_completed(d->journal, s->name, name)) {
-			struct dep_event de = { .kind = DEV_HOST_DONE, .stage = stage, .host = name,
-						.result = RES_SKIPPED };
-
-			/* Done by an earlier attempt: the journal keeps what it did. */
-			cell(d, stage, h)->result = RES_SKIPPED;
-			free(cell(d, stage, h)->reason);
-			cell(d, stage, h)->reason = xasprintf("completed in an earlier attempt (%s)",
-				journal_host_status(d->journal, s->name, name));
-			de.reason = cell(d, stage, h)->reason;
-			emit(d, &de);
-		} else if (filtered) {
-			finish(d, stage, h, RES_SKIPPED, xstrdup(filtered), false);
-		} else if ((why = host_blocked(d, stage, h))) {
-			finish(d, stage, h, RES_SKIPPED, why, true);
-		} else if (d->cancelled) {
-			cell(d, stage, h)->interrupted = true;
-			finish(d, stage, h, RES_SKIPPED, xstrdup("interrupted: not started"), false);
-		} else if (!s->run_once || (!ntodo && !once_done)) {
-			todo[ntodo++] = h;
-		}
-	}
-	for (size_t i = 0; i < ntodo; i += batch_size(s, ntodo)) {
-		size_t bn = batch_size(s, ntodo);
-
-		if (bn > ntodo - i)
-			bn = ntodo - i;
-		if (d->cancelled || d->abort_reason) {
-			for (size_t k = i; k < ntodo; k++) {
-				cell(d, stage, todo[k])->interrupted = !!d->cancelled;
-				finish(d, stage, todo[k], RES_SKIPPED, xstrdup(d->abort_reason ?
-				       d->abort_reason : "interrupted: not started"), !!d->abort_reason);
-			}
-			break;
-		}
-		check_max_fail(d, stage, run_batch(d, stage, todo + i, bn), bn);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (admit(d, stage, hosts[i], filtered) && (!s->run_once || (!ntodo && !once_done)))
+			todo[ntodo++] = hosts[i];
+	run_batches(d, stage, todo, ntodo);
 	if (s->run_once && ntodo && cell(d, stage, todo[0])->result == RES_FAILED)
 		fail_once_stage(d, stage, hosts, n, todo[0]);
 	ev = (struct dep_event){ .kind = DEV_STAGE_DONE, .stage = stage };

@@ -53,12 +53,13 @@ for n in $SIZES; do
 	"$BRINGUP" inventory show -i "$inv" -o json | python3 -c \
 		'import json,sys; [print(h["ssh"]["address"]) for h in json.load(sys.stdin)["hosts"]]' \
 		>"$out_dir/addrs.$$"
-	SSH="ssh -n -i $key -p $port -l $user -o UserKnownHostsFile=$kh -o StrictHostKeyChecking=yes -o BatchMode=yes"
+	# -n only where stdin is not the probe: ssh would otherwise eat xargs' list.
+	SSH="ssh -i $key -p $port -l $user -o UserKnownHostsFile=$kh -o StrictHostKeyChecking=yes -o BatchMode=yes"
 	# Warm-up: every node answers before anything is timed.
 	"$BRINGUP" exec -i "$inv" -- true >/dev/null || { echo "cluster of $n not healthy" >&2; exit 1; }
 
 	set -- $(measure "$BRINGUP" exec -i "$inv" -f 256 -- "$PROBE"); bw=$1; bm=$2
-	set -- $(measure xargs -P 256 -I{} $SSH {} "$PROBE" <"$out_dir/addrs.$$"); sw=$1; sm=$2
+	set -- $(measure xargs -P 256 -I{} $SSH -n {} "$PROBE" <"$out_dir/addrs.$$"); sw=$1; sm=$2
 	row "$n" exec "bringup exec" "$bw" "$bm"
 	row "$n" exec "xargs -P + ssh" "$sw" "$sm" "(largest single ssh)"
 	row "$n" exec "ratio" "$(ratio "$bw" "$sw")" 0

@@ -43,7 +43,7 @@ static int nouveau_check(struct mod_ctx *mc)
 	int rc = mod_probe(mc, "nouveau/state.sh", args, args, &res);
 
 	if (!rc) {
-		take(mc, res.out.buf, "os");
+		take(mc, res.out.buf, "tool");
 		take(mc, res.out.buf, "initramfs");
 		take(mc, res.out.buf, "loaded");
 	}
@@ -63,16 +63,16 @@ static int nouveau_check(struct mod_ctx *mc)
 	return 0;
 }
 
+/* dracut -f on RHEL and its kin, update-initramfs -u on Debian and its kin. */
 static int rebuild(struct mod_ctx *mc)
 {
 	static const char *const dracut[] = { "dracut", "-f", NULL };
 	static const char *const update[] = { "update-initramfs", "-u", NULL };
-	const char *os = mod_get(mc, "os");
 	struct cmd_result res;
 	int rc;
 
 	mod_note(mc, "rebuilding the initramfs");
-	rc = mod_exec_ok(mc, !strcmp(os, "ubuntu") || !strcmp(os, "debian") ? update : dracut,
+	rc = mod_exec_ok(mc, strcmp(mod_get(mc, "tool"), "update-initramfs") ? dracut : update,
 			 NULL, &res);
 	cmd_result_release(&res);
 	return rc;

@@ -1,13 +1,14 @@
 # nouveau stage: what the host's boot and kernel say about nouveau.
-# $1: the blacklist file. Prints os=, initramfs=current|stale|missing (the
-# image of the running kernel against the blacklist file), loaded=yes|no.
+# $1: the blacklist file. Prints tool= (what rebuilds the initramfs here),
+# initramfs=current|stale|missing (the image of the running kernel against
+# the blacklist file), loaded=yes|no.
 . /etc/os-release 2>/dev/null
 kver=$(uname -r)
 case " ${ID-} ${ID_LIKE-} " in
-*" debian "*|*" ubuntu "*) img=/boot/initrd.img-$kver;;
-*) img=/boot/initramfs-$kver.img;;
+*" debian "*|*" ubuntu "*) img=/boot/initrd.img-$kver tool=update-initramfs;;
+*) img=/boot/initramfs-$kver.img tool=dracut;;
 esac
-echo "os=${ID-unknown}"
+echo "tool=$tool"
 if [ ! -e "$img" ]; then
 	echo initramfs=missing
 elif [ -e "$1" ] && [ "$1" -nt "$img" ]; then

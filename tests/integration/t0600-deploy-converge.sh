@@ -84,6 +84,15 @@ for n in dgx01 dgx02 dgx03 dgx04; do
 	[ "$(cat "$NODES/$n/state/initramfs/"*.builds)" = 1 ] || fail "$n: initramfs built twice"
 done
 
+# A loaded nouveau (the fault loads it behind our back) is found and unloaded.
+"$BRINGUP" sim fault dgx02 nouveau-loaded >/dev/null || fail "fault nouveau-loaded"
+out=$("$BRINGUP" deploy -i "$INV" --state-dir "$STATE" --check --tags nouveau) || fail "check: $out"
+echo "$out" | grep -qx '  - unload the nouveau module' || fail "nouveau-loaded not planned: $out"
+out=$("$BRINGUP" deploy -i "$INV" --state-dir "$STATE" --tags nouveau) || fail "unload: $out"
+echo "$out" | grep -Eq '^  nouveau +changed +dgx02$' || fail "nouveau not unloaded on dgx02: $out"
+echo "$out" | grep -Eq '^  nouveau +ok +dgx\[01,03-04\]$' || fail "others touched: $out"
+"$BRINGUP" exec -i "$INV" --limit dgx02 -- lsmod | grep -q '^nouveau ' && fail "nouveau still loaded"
+
 # --tags, --skip-tags, --start-at and --limit choose stages and hosts.
 out=$("$BRINGUP" deploy -i "$INV" --state-dir "$STATE" --tags gpu,selinux_ib --limit 'dgx[01-02]') ||
 	fail "tags: $out"

@@ -28,7 +28,7 @@ ALL_LDFLAGS = -pthread $(LDFLAGS) $(SAN)
 LIB_SRCS := $(sort $(wildcard engine/*.c modules/*.c sim/*.c tui/*.c))
 CMD_SRCS := $(sort $(filter-out cmd/main.c,$(wildcard cmd/*.c)))
 SIM_TOOLS := $(sort $(wildcard sim/tools/*))
-TEMPLATES := $(sort $(shell find templates -type f 2>/dev/null))
+TEMPLATES := $(sort $(shell find templates playbooks -type f 2>/dev/null))
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o) $(O)/gen/sim-assets.o $(O)/gen/templates.o
 CMD_OBJS := $(CMD_SRCS:%.c=$(O)/%.o)
@@ -39,6 +39,15 @@ UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
 
 BIN := $(O)/bringup
 
+# Short lines unless V=1 (kernel style), so that warnings stand out.
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-6s %s\n' $(1) $(2)
+endif
+
 .PHONY: all check unit integration asan bench demo install clean deps
 all: $(BIN) bringup
 
@@ -46,11 +55,13 @@ bringup: $(BIN)
 	@ln -sf $(BIN) bringup
 
 $(BIN): $(MAIN_OBJ) $(CMD_OBJS) $(LIB_OBJS)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(call say,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 # The simulator's stand-in tools travel inside the binary so that bringup
 # stays a single file; sim up writes them out.
@@ -70,11 +81,13 @@ $(O)/gen/templates.c: $(O)/tools/embed $(TEMPLATES)
 		template_nassets templates/ $(TEMPLATES) > $@.tmp && mv $@.tmp $@
 
 $(O)/gen/%.o: $(O)/gen/%.c
-	$(CC) $(ALL_CFLAGS) -I. -c -o $@ $<
+	$(call say,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -I. -c -o $@ $<
 
 $(O)/tests/test-%: tests/unit/test-%.c $(CMD_OBJS) $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS) $(ALL_LDFLAGS)
+	$(call say,TEST,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $^ $(PKG_LIBS) $(CMOCKA_LIBS) $(ALL_LDFLAGS)
 
 unit: $(UNIT_BINS)
 	@O=$(O) sh tests/run-unit.sh $(UNIT_BINS)

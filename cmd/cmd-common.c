@@ -7,6 +7,7 @@
 #include "version.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 int cmd_usage(const char *name)
 {
@@ -49,3 +50,16 @@ int cmd_version(int argc, char **argv)
 	return EXIT_OK;
 }
 
+
+int cmd_parse_uint(const char *cmd, const char *opt, const char *s, unsigned *ret)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *end || v > 1000000) {
+		fprintf(stderr, "bringup %s: %s must be a number, not '%s'\n", cmd, opt, s);
+		return -1;
+	}
+	*ret = (unsigned)v;
+	return 0;
+}

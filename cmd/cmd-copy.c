@@ -69,7 +69,7 @@ int cmd_copy(int argc, char **argv)
 		switch (c) {
 		case 'i': inv_path = optarg; break;
 		case 'l': limit = optarg; break;
-		case 'f': ro.forks = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'f': if (cmd_parse_uint("copy", "--forks", optarg, &ro.forks)) return EXIT_USAGE; break;
 		case 'm':
 			job.mode = (unsigned)strtoul(optarg, &end, 8);
 			if (*end || job.mode > 07777) {

@@ -86,19 +86,6 @@ static void split_commas(const char *s, struct strlist *out)
 	}
 }
 
-static int parse_uint(const char *s, const char *what, unsigned *ret)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-
-	if (!*s || *end || v > 1000000) {
-		fprintf(stderr, "bringup deploy: %s must be a number, not '%s'\n", what, s);
-		return -1;
-	}
-	*ret = (unsigned)v;
-	return 0;
-}
-
 /* ---- the event stream ---- */
 
 static void print_event(const struct dep_event *ev, void *arg)
@@ -434,8 +421,8 @@ static int parse_args(int argc, char **argv, struct deploy_args *a)
 		case 'R': a->resume = true; break;
 		case 'D': a->state_dir = optarg; break;
 		case 'o': a->format = optarg; break;
-		case 'f': if (parse_uint(optarg, "--forks", &a->o.forks)) return -1; break;
-		case 'W': if (parse_uint(optarg, "--timeout", &a->o.command_timeout_s)) return -1; break;
+		case 'f': if (cmd_parse_uint("deploy", "--forks", optarg, &a->o.forks)) return -1; break;
+		case 'W': if (cmd_parse_uint("deploy", "--timeout", optarg, &a->o.command_timeout_s)) return -1; break;
 		case 'A': a->o.accept_new_host_keys = true; break;
 		case 'M': a->list = true; break;
 		case 'h': usage(stdout); return 1;

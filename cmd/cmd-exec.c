@@ -186,19 +186,6 @@ static void usage(FILE *f)
 		RUNNER_DEFAULT_FORKS);
 }
 
-static int parse_uint(const char *s, const char *what, unsigned *ret)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-
-	if (!*s || *end || v > 1000000) {
-		fprintf(stderr, "bringup exec: %s must be a number, not '%s'\n", what, s);
-		return -1;
-	}
-	*ret = (unsigned)v;
-	return 0;
-}
-
 int cmd_exec(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -230,10 +217,10 @@ int cmd_exec(int argc, char **argv)
 		switch (c) {
 		case 'i': inv_path = optarg; break;
 		case 'l': limit = optarg; break;
-		case 'f': if (parse_uint(optarg, "--forks", &ro.forks)) return EXIT_USAGE; break;
-		case 't': if (parse_uint(optarg, "--timeout", &ro.command_timeout_s)) return EXIT_USAGE; break;
-		case 'C': if (parse_uint(optarg, "--connect-timeout", &connect_timeout)) return EXIT_USAGE; break;
-		case 'R': if (parse_uint(optarg, "--run-timeout", &ro.run_timeout_s)) return EXIT_USAGE; break;
+		case 'f': if (cmd_parse_uint("exec", "--forks", optarg, &ro.forks)) return EXIT_USAGE; break;
+		case 't': if (cmd_parse_uint("exec", "--timeout", optarg, &ro.command_timeout_s)) return EXIT_USAGE; break;
+		case 'C': if (cmd_parse_uint("exec", "--connect-timeout", optarg, &connect_timeout)) return EXIT_USAGE; break;
+		case 'R': if (cmd_parse_uint("exec", "--run-timeout", optarg, &ro.run_timeout_s)) return EXIT_USAGE; break;
 		case 'A': ro.accept_new_host_keys = true; break;
 		case 'o': format = optarg; break;
 		case 'h': usage(stdout); return EXIT_OK;

@@ -149,8 +149,14 @@ int cmd_precheck(int argc, char **argv)
 		case 'o': format = optarg; break;
 		case 'O': out_path = optarg; break;
 		case 'F': facts_path = optarg; break;
-		case 'f': ro.forks = (unsigned)strtoul(optarg, NULL, 10); break;
-		case 't': ro.command_timeout_s = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'f':
+		case 't':
+			if (cmd_parse_uint("precheck", c == 'f' ? "--forks" : "--timeout", optarg,
+					   c == 'f' ? &ro.forks : &ro.command_timeout_s)) {
+				status = EXIT_USAGE;
+				goto out;
+			}
+			break;
 		case 'A': ro.accept_new_host_keys = true; break;
 		case 'h': usage(stdout); goto out;
 		default: usage(stderr); status = EXIT_USAGE; goto out;

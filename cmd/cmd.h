@@ -34,6 +34,8 @@ const struct cmd_entry *cmd_lookup(const char *name);
 int cmd_fail(const struct err *e);
 /* Maps an error code to an exit status without printing. */
 int cmd_exit_for(int code);
+/* An option's non-negative number; prints "bringup CMD: OPT must be a number". */
+int cmd_parse_uint(const char *cmd, const char *opt, const char *s, unsigned *ret);
 /* Prints usage for one command to stderr and returns EXIT_USAGE. */
 int cmd_usage(const char *name);
 

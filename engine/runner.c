@@ -279,7 +279,8 @@ static size_t *sorted_hosts(const struct task *t)
 {
 	size_t *v = xmalloc((t->nhosts ? t->nhosts : 1) * sizeof(*v));
 
-	memcpy(v, t->hosts, t->nhosts * sizeof(*v));
+	if (t->nhosts)
+		memcpy(v, t->hosts, t->nhosts * sizeof(*v));
 	qsort(v, t->nhosts, sizeof(*v), cmp_size);
 	return v;
 }

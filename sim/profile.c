@@ -297,6 +297,15 @@ void sim_format_inventory(struct strbuf *out, const struct sim *s)
 	inventory_group(out, s, "sm_host", 1);
 }
 
+/* The /etc/hosts every node gets: the cluster's names, as an admin distributes them. */
+void sim_format_hosts(struct strbuf *out, const struct sim *s)
+{
+	strbuf_addstr(out, "127.0.0.1   localhost localhost.localdomain\n"
+			   "::1         localhost localhost.localdomain\n");
+	for (unsigned i = 0; i < s->n; i++)
+		strbuf_addf(out, "%-11s %s\n", s->nodes[i].addr, s->nodes[i].name);
+}
+
 /* sshd_config takes "..." around an argument that may hold spaces; sim_new
  * refuses directories with quotes, so plain wrapping is enough. */
 void sim_format_sshd_config(struct strbuf *out, const struct sim *s, unsigned i,

@@ -451,6 +451,12 @@ static int write_cluster_files(const struct sim *s, struct err *err)
 	if (!ret)
 		ret = write_text(path, &sb, 0644, err);
 	free(path);
+	strbuf_reset(&sb);
+	sim_format_hosts(&sb, s);
+	path = xasprintf("%s/cluster/hosts", s->dir);
+	if (!ret)
+		ret = write_text(path, &sb, 0644, err);
+	free(path);
 	strbuf_release(&sb);
 	return ret;
 }

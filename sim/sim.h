@@ -116,6 +116,8 @@ void sim_format_inventory(struct strbuf *out, const struct sim *s);
 void sim_format_sshd_config(struct strbuf *out, const struct sim *s, unsigned i,
 			    const char *sftp_server, bool per_source_penalties);
 void sim_format_fstab(struct strbuf *out, const struct sim *s, unsigned i);
+/* D/cluster/hosts: every node's name and address; nodes copy it to /etc/hosts. */
+void sim_format_hosts(struct strbuf *out, const struct sim *s);
 
 /*
  * Creates the cluster in s->dir and starts one sshd per node. Refuses

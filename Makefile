@@ -69,13 +69,13 @@ $(O)/tools/embed: tools/embed.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -o $@ $<
 
-$(O)/gen/sim-assets.c: $(O)/tools/embed $(SIM_TOOLS)
+$(O)/gen/sim-assets.c: $(O)/tools/embed $(SIM_TOOLS) Makefile
 	@mkdir -p $(dir $@)
 	$(O)/tools/embed sim/assets.h sim_asset sim_assets sim_nassets sim/tools/ \
 		$(SIM_TOOLS) > $@.tmp && mv $@.tmp $@
 
 # Templates (manifests, config files, remote scripts) travel the same way.
-$(O)/gen/templates.c: $(O)/tools/embed $(TEMPLATES)
+$(O)/gen/templates.c: $(O)/tools/embed $(TEMPLATES) Makefile
 	@mkdir -p $(dir $@)
 	$(O)/tools/embed engine/template.h template_asset template_assets \
 		template_nassets templates/ $(TEMPLATES) > $@.tmp && mv $@.tmp $@

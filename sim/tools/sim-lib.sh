@@ -30,6 +30,32 @@ sim_load() {
 sim_fault() { [ -e "$N/faults/$1" ]; }
 sim_fault_arg() { cat "$N/faults/$1" 2>/dev/null; }
 
+# The stand-ins run for every command on a node, so the helpers below avoid
+# processes: a fork costs more than all the shell code of a tool. The *_get
+# variants set a variable instead of printing, so callers need no $(...).
+
+# sim_read VAR FILE: VAR=$(cat FILE 2>/dev/null), without a process.
+sim_read() {
+	_r_v= _r_l= _r_nl=
+	{
+		while IFS= read -r _r_l; do
+			_r_v=$_r_v$_r_nl$_r_l
+			_r_nl='
+'
+		done
+		_r_v=$_r_v$_r_nl$_r_l
+	} 2>/dev/null <"$2"
+	while :; do
+		case $_r_v in
+		*'
+') _r_v=${_r_v%?};;
+		*) break;;
+		esac
+	done
+	eval "$1=\$_r_v"
+}
+sim_fault_get() { sim_read "$1" "$N/faults/$2"; }
+
 # Userland of an EL7-era OS (bash 4.2, kmod 20) words some things older.
 sim_old_userland() {
 	case $OS_ID/$OS_VERSION_ID in rhel/7*|centos/7*|ubuntu/1[0-9].*) return 0;; esac
@@ -56,6 +82,7 @@ sim_locked() {
 }
 
 sim_hca() { cat "$S/hca/$1/$2" 2>/dev/null; }
+sim_hca_get() { sim_read "$1" "$S/hca/$2/$3"; }
 
 # sim_hca_conf HCA: sets LL RATE WIDTH SPEED USE from node.conf's HCA_<name>.
 sim_hca_conf() {
@@ -66,11 +93,42 @@ sim_hca_conf() {
 
 sim_hcas_sorted() { for h in $HCAS; do echo "$h"; done | LC_ALL=C sort; }
 
+# sim_hcas_sorted_get VAR: VAR=$(sim_hcas_sorted). Names that differ only in
+# an ascending last digit (mlx5_0 ... mlx5_9, every profile) are in order
+# already; anything else goes through sort.
+sim_hcas_sorted_get() {
+	_s_v= _s_pre= _s_d=
+	for _s_h in $HCAS; do
+		case $_s_h in *[!0-9][0-9]) ;; *) _s_v=; break;; esac
+		if [ -n "$_s_v" ]; then
+			[ "${_s_h%?}" = "$_s_pre" ] && [ "${_s_h#"$_s_pre"}" -gt "$_s_d" ] ||
+				{ _s_v=; break; }
+		fi
+		_s_pre=${_s_h%?} _s_d=${_s_h#"${_s_h%?}"}
+		_s_v=${_s_v:+$_s_v
+}$_s_h
+	done
+	[ -n "$_s_v" ] || [ -z "$HCAS" ] || _s_v=$(sim_hcas_sorted)
+	eval "$1=\$_s_v"
+}
+
 # First InfiniBand HCA of the node: where the SM binds and sminfo asks.
 sim_first_ib() {
 	for h in $HCAS; do
 		sim_hca_conf "$h"
 		[ "$LL" = InfiniBand ] && { echo "$h"; return 0; }
+	done
+	return 1
+}
+
+# sim_first_ib_get VAR: VAR=$(sim_first_ib), status the same; leaves LL
+# and the other sim_hca_conf variables alone.
+sim_first_ib_get() {
+	_f_var=$1
+	eval "$_f_var="
+	for _f_h in $HCAS; do
+		eval "set -- \${HCA_$_f_h-}"
+		[ "${1:-InfiniBand}" = InfiniBand ] && { eval "$_f_var=\$_f_h"; return 0; }
 	done
 	return 1
 }
@@ -117,6 +175,57 @@ sim_sm_list() {
 	}
 }
 
+# sim_sm_scan: the registry read without processes when it holds exactly
+# one well-formed SM (the usual fabric). Status 0: SM_FILE SM_GUID SM_LID
+# SM_PRIO SM_NODE SM_ROGUE SM_START are set, and sim_sm_list would print the
+# one line "SM_GUID SM_LID SM_PRIO 3 SM_NODE SM_ROGUE"; 1: it prints
+# nothing (no SM, or no-sm); 2: anything else, ask sim_sm_list.
+sim_sm_scan() {
+	for _q_f in "$C"/fabric/faults/no-sm.*; do
+		[ -e "$_q_f" ] || [ -L "$_q_f" ] && return 1
+	done
+	_q_n=0
+	for _q_f in "$C"/fabric/sm/*; do
+		[ -f "$_q_f" ] || continue
+		_q_n=$((_q_n + 1)) SM_FILE=$_q_f
+	done
+	[ "$_q_n" = 0 ] && return 1
+	[ "$_q_n" = 1 ] || return 2
+	SM_GUID= SM_LID= SM_PRIO= SM_NODE= SM_ROGUE= SM_START= _q_k=
+	while IFS= read -r _q_l || [ -n "$_q_l" ]; do
+		case $_q_l in
+		GUID=*) SM_GUID=${_q_l#*=} _q_k=${_q_k}G;;
+		LID=*) SM_LID=${_q_l#*=} _q_k=${_q_k}L;;
+		PRIORITY=*) SM_PRIO=${_q_l#*=} _q_k=${_q_k}P;;
+		NODE=*) SM_NODE=${_q_l#*=} _q_k=${_q_k}N;;
+		ROGUE=*) SM_ROGUE=${_q_l#*=} _q_k=${_q_k}R;;
+		START=*) SM_START=${_q_l#*=} _q_k=${_q_k}S;;
+		esac
+	done <"$SM_FILE"
+	case $_q_k in *G*G* | *L*L* | *P*P* | *N*N* | *R*R* | *S*S*) return 2;; esac
+	for _q_f in "$SM_GUID" "$SM_LID" "$SM_PRIO" "$SM_NODE"; do
+		case $_q_f in '' | *[' 	']*) return 2;; esac
+	done
+	case $SM_ROGUE in '' | 0 | 1) ;; *) return 2;; esac
+	SM_ROGUE=${SM_ROGUE:-0}
+	return 0
+}
+
+# sim_sm_lid_get VAR: VAR=$(sim_sm_lid).
+sim_sm_lid_get() {
+	sim_sm_scan
+	case $? in
+	0)
+		if [ "$SM_ROGUE" != 1 ] || [ "$SM_NODE" = "$NODE_NAME" ]; then
+			eval "$1=\$SM_LID"
+		else
+			eval "$1="
+		fi;;
+	1) eval "$1=";;
+	*) eval "$1=\$(sim_sm_lid)";;
+	esac
+}
+
 # LID of the master SM this node's ports follow (a rogue master raised from
 # this node wins here), or nothing when the fabric has no master.
 sim_sm_lid() {
@@ -135,12 +244,13 @@ sim_sm_lid() {
 sim_port() {
 	sim_hca_conf "$1"
 	P_LL=$LL P_WIDTH=$WIDTH P_SPEED=$SPEED P_RATE=$RATE
-	P_GUID=$(sim_hca "$1" port_guid)
-	P_CAP=$(sim_hca "$1" cap_mask)
+	sim_hca_get P_GUID "$1" port_guid
+	sim_hca_get P_CAP "$1" cap_mask
 	P_STATE=4 P_PHYS=5 P_LID=0 P_SMLID=0
 	if sim_port_is_down "$1" "${2:-1}"; then
 		P_STATE=1
-		case $(sim_fault_arg port-down) in
+		sim_fault_get _p_arg port-down
+		case $_p_arg in
 		*:polling) P_PHYS=2;; *) P_PHYS=3;;
 		esac
 		[ "$LL" = InfiniBand ] || return 0
@@ -149,21 +259,38 @@ sim_port() {
 	fi
 	sim_port_degrade "$1"
 	[ "$LL" = InfiniBand ] || return 0
-	P_SMLID=$(sim_sm_lid)
+	sim_sm_lid_get P_SMLID
 	if [ -z "$P_SMLID" ]; then
 		P_STATE=2 P_SMLID=0 P_LID=65535
 	else
-		P_LID=$(sim_hca "$1" lid)
+		sim_hca_get P_LID "$1" lid
 	fi
 	sim_port_runs_sm "$P_GUID" &&
-		P_CAP=$(printf '0x%08x' $((P_CAP | 2)))
+		sim_hex8 P_CAP $((P_CAP | 2))
 	return 0
+}
+
+# sim_hex8 VAR N: VAR=$(printf '0x%08x' N).
+sim_hex8() {
+	_x_n=$2 _x_s=
+	if [ "$_x_n" -lt 0 ] || [ "$_x_n" -gt 4294967295 ]; then
+		eval "$1=\$(printf '0x%08x' \"\$_x_n\")"
+		return
+	fi
+	for _x_i in 1 2 3 4 5 6 7 8; do
+		case $((_x_n % 16)) in
+		10) _x_d=a;; 11) _x_d=b;; 12) _x_d=c;; 13) _x_d=d;; 14) _x_d=e;; 15) _x_d=f;;
+		*) _x_d=$((_x_n % 16));;
+		esac
+		_x_s=$_x_d$_x_s _x_n=$((_x_n / 16))
+	done
+	eval "$1=0x\$_x_s"
 }
 
 # port-down ARG: HCA[/PORT][:polling]; default the first HCA, port 1.
 sim_port_is_down() {
 	sim_fault port-down || return 1
-	arg=$(sim_fault_arg port-down)
+	sim_fault_get arg port-down
 	arg=${arg%%:*}
 	hca=${arg%%/*}
 	[ -n "$hca" ] || hca=${HCAS%% *}
@@ -177,9 +304,9 @@ sim_port_is_down() {
 # instead (EDR -> 56 Gb/sec (4X FDR)).
 sim_port_degrade() {
 	sim_fault link-degraded || return 0
-	arg=$(sim_fault_arg link-degraded)
+	sim_fault_get arg link-degraded
 	hca=${arg%%:*}
-	[ -n "$hca" ] || hca=$(sim_first_ib)
+	[ -n "$hca" ] || sim_first_ib_get hca
 	[ "$hca" = "$1" ] || return 0
 	case $arg in
 	*:speed)
@@ -220,16 +347,22 @@ sim_sm_unregister() {
 }
 
 sim_port_runs_sm() {
-	[ -f "$C/fabric/sm/$1" ] && [ "$(sim_sm_field "$C/fabric/sm/$1" ROGUE)" != 1 ]
+	[ -f "$C/fabric/sm/$1" ] || return 1
+	_u_v= _u_k=
+	while IFS= read -r _u_l || [ -n "$_u_l" ]; do
+		case $_u_l in ROGUE=*) _u_v=${_u_l#ROGUE=} _u_k=$_u_k.;; esac
+	done <"$C/fabric/sm/$1"
+	case $_u_k in
+	..*) [ "$(sim_sm_field "$C/fabric/sm/$1" ROGUE)" != 1 ];;
+	*) [ "$_u_v" != 1 ];;
+	esac
 }
 
 # --- kernel modules ----------------------------------------------------------
 
 # name size depends (comma list). Holders are printed in the order of this
 # table, which reproduces the order of the lsmod fixtures.
-sim_moddb() {
-	cat <<'EOF'
-rdma_cm 59555 ib_core,ib_cm,iw_cm
+SIM_MODDB='rdma_cm 59555 ib_core,ib_cm,iw_cm
 ib_cm 53141 ib_core
 iw_cm 43918 ib_core
 nv_peer_mem 13163 ib_core,nvidia
@@ -247,9 +380,8 @@ mlxfw 18227 -
 devlink 60067 -
 mlx_compat 47479 -
 nvidia 19893032 -
-nouveau 1896005 -
-EOF
-}
+nouveau 1896005 -'
+sim_moddb() { printf '%s\n' "$SIM_MODDB"; }
 
 sim_mod_deps() { sim_moddb | awk -v m="$1" '$1 == m { gsub(/-/, "", $3); gsub(/,/, " ", $3); print $3 }'; }
 
@@ -264,10 +396,48 @@ sim_mods_loaded() {
 		echo nouveau
 	return 0
 }
-sim_mod_is_loaded() { sim_mods_loaded | grep -qx "$1"; }
+# sim_mods_loaded_get VAR: VAR=what sim_mods_loaded prints (a line each).
+sim_mods_loaded_get() {
+	_l_v=
+	while read -r _l_m; do
+		[ "$_l_m" = "$PEERMEM_MODULE" ] && sim_fault module-missing && continue
+		_l_v=$_l_v$_l_m'
+'
+	done <"$S/modules/loaded" 2>/dev/null
+	sim_fault nouveau-loaded && ! grep -qx nouveau "$S/modules/loaded" 2>/dev/null &&
+		_l_v=${_l_v}nouveau'
+'
+	eval "$1=\$_l_v"
+}
+sim_mod_is_loaded() {
+	case $1 in '' | *[!A-Za-z0-9_]*) sim_mods_loaded | grep -qx "$1"; return;; esac
+	sim_mods_loaded_get _i_l
+	case "
+$_i_l" in *"
+$1
+"*) return 0;; esac
+	return 1
+}
 sim_mod_available() {
 	[ "$1" = "$PEERMEM_MODULE" ] && sim_fault module-missing && return 1
 	grep -qx "$1" "$S/modules/available" 2>/dev/null
+}
+
+# sim_mod_holders_in LOADED MODULE: sets MOD_HOLDERS to what
+# sim_mod_holders MODULE prints, LOADED being sim_mods_loaded_get's list
+# (MODULE a plain name); MOD_SIZE to its size in the table (empty: none).
+sim_mod_holders_in() {
+	MOD_HOLDERS= MOD_SIZE=
+	while read -r _h_name _h_size _h_deps; do
+		[ "$_h_name" = "$2" ] && [ -z "$MOD_SIZE" ] && MOD_SIZE=$_h_size
+		case ",$_h_deps," in *",$2,"*) ;; *) continue;; esac
+		case "
+$1" in *"
+$_h_name
+"*) MOD_HOLDERS=${MOD_HOLDERS:+$MOD_HOLDERS,}$_h_name;; esac
+	done <<EOF
+$SIM_MODDB
+EOF
 }
 
 # Holders of a module, comma-separated, in table order.
@@ -286,5 +456,5 @@ sim_mod_holders() {
 sim_memlock() {
 	pam=$(dirname "$0")/sim-pam-limits
 	[ -x "$pam" ] || pam=sim-pam-limits
-	if sim_fault memlock-limited; then echo 64; else "$pam" | cut -d' ' -f1; fi
+	if sim_fault memlock-limited; then echo 64; else _m_l=$("$pam"); echo "${_m_l%% *}"; fi
 }

@@ -12,7 +12,8 @@
 # Faults are applied when printing, never written into state, so that
 # `sim-fault clear` restores the node.
 
-. "$(dirname "$0")/sim-lib.sh"
+case $0 in */*) SIM_BIN=${0%/*};; *) SIM_BIN=.;; esac
+. "$SIM_BIN/sim-lib.sh"
 
 # sim_load_node: sim_load (node.conf, $N $C $S) plus the names used here.
 sim_load_node() {
@@ -105,6 +106,44 @@ gpu_count() {
 	_n=0
 	while [ -f "$SIM_STATE/gpu/$_n.conf" ]; do _n=$((_n + 1)); done
 	echo "$_n"
+}
+
+# gpu_count_get VAR: VAR=$(gpu_count), without a process.
+gpu_count_get() {
+	_gc_n=0
+	while [ -f "$SIM_STATE/gpu/$_gc_n.conf" ]; do _gc_n=$((_gc_n + 1)); done
+	eval "$1=\$_gc_n"
+}
+
+# hex_case VAR STRING lower|upper: VAR=$(echo STRING | tr 'A-F' 'a-f')
+# (or 'a-f' 'A-F'), for the short bus numbers, without a process.
+hex_case() {
+	_hc_s=$2 _hc_r=
+	while [ -n "$_hc_s" ]; do
+		_hc_c=${_hc_s%"${_hc_s#?}"}
+		_hc_s=${_hc_s#?}
+		case $3$_hc_c in
+		lowerA) _hc_c=a;; lowerB) _hc_c=b;; lowerC) _hc_c=c;;
+		lowerD) _hc_c=d;; lowerE) _hc_c=e;; lowerF) _hc_c=f;;
+		uppera) _hc_c=A;; upperb) _hc_c=B;; upperc) _hc_c=C;;
+		upperd) _hc_c=D;; uppere) _hc_c=E;; upperf) _hc_c=F;;
+		esac
+		_hc_r=$_hc_r$_hc_c
+	done
+	eval "$1=\$_hc_r"
+}
+
+# comma_split VAR STRING: VAR=$(echo STRING | tr ',' ' ') for a one-line
+# STRING, without a process.
+comma_split() {
+	_cs_s=$2 _cs_r=
+	while :; do
+		case $_cs_s in
+		*,*) _cs_r="$_cs_r${_cs_s%%,*} " _cs_s=${_cs_s#*,};;
+		*) _cs_r=$_cs_r$_cs_s; break;;
+		esac
+	done
+	eval "$1=\$_cs_r"
 }
 
 # gpu_slowest_factor N: speed factor of the slowest of the first N GPUs

@@ -17,15 +17,20 @@
 #   remotefs              "local<TAB>remote<TAB>cluster<TAB>mount point<TAB>options<TAB>automount"
 #   mounts/FS             names of the nodes that have FS mounted
 
-. "$(dirname "$0")/sim-lib.sh"
+case $0 in */*) SIM_BIN=${0%/*};; *) SIM_BIN=.;; esac
+. "$SIM_BIN/sim-lib.sh"
 
 GPFS_VERSION=5.0.4.3
 
+# Every mm* call runs this: processes only when something is missing.
 gpfs_setup() {
 	sim_load
 	G=$C/gpfs
-	mkdir -p "$G/installed" "$G/daemon" "$G/mounts"
-	touch "$G/hosts" "$G/config" "$G/remote" "$G/remotefs"
+	[ -d "$G/installed" ] && [ -d "$G/daemon" ] && [ -d "$G/mounts" ] ||
+		mkdir -p "$G/installed" "$G/daemon" "$G/mounts"
+	for _f in "$G/hosts" "$G/config" "$G/remote" "$G/remotefs"; do
+		[ -e "$_f" ] || touch "$_f"
+	done
 }
 
 gpfs_installed() {
@@ -39,16 +44,24 @@ gpfs_mark_installed() {
 	mkdir -p "$S/gpfs" "$G/installed" "$N/root/usr/lpp/mmfs/bin"
 	echo "$GPFS_VERSION" >"$S/gpfs/installed"
 	echo "$GPFS_VERSION" >"$G/installed/$NODE_NAME"
-	for f in "$(dirname "$0")"/mm*; do
+	_mi_files=
+	for f in "$SIM_BIN"/mm*; do
 		printf '#!/bin/sh\nexec /run/bringup-sim/bin/%s "$@"\n' "${f##*/}" \
 			>"$N/root/usr/lpp/mmfs/bin/${f##*/}"
-		chmod 755 "$N/root/usr/lpp/mmfs/bin/${f##*/}"
+		_mi_files="$_mi_files ${f##*/}"
 	done
+	# one chmod for all (the names have no blanks)
+	# shellcheck disable=SC2086
+	[ -z "$_mi_files" ] || (cd "$N/root/usr/lpp/mmfs/bin" && chmod 755 $_mi_files)
 }
 
 # gpfs_mark_removed: the node without the package.
 gpfs_mark_removed() {
-	rm -rf "$S/gpfs" "$N/root/usr/lpp/mmfs" "$G/installed/$NODE_NAME"
+	for _mr_f in "$S/gpfs" "$N/root/usr/lpp/mmfs" "$G/installed/$NODE_NAME"; do
+		[ -e "$_mr_f" ] || [ -L "$_mr_f" ] || continue
+		rm -rf "$S/gpfs" "$N/root/usr/lpp/mmfs" "$G/installed/$NODE_NAME"
+		return
+	done
 }
 
 # gpfs_locked CMD...: runs CMD under the cluster lock; a failing CMD (its
@@ -72,8 +85,24 @@ gpfs_propagating() {
 	echo "  affected nodes.  This is an asynchronous process."
 }
 
+# gpfs_plain WORD: WORD is a name awk's == compares as a string (no
+# number, no escape), so that a shell string test gives awk's answer.
+gpfs_plain() {
+	case $1 in
+	*[!A-Za-z0-9_.-]* | [iI][nN][fF] | [iI][nN][fF][iI][nN][iI][tT][yY] | [nN][aA][nN]) return 1;;
+	[A-Za-z]*) return 0;;
+	esac
+	return 1
+}
+
 gpfs_member() {
-	[ -f "$G/cluster" ] && awk -v n="$1" '$2 == n { f = 1 } END { exit !f }' "$G/nodes"
+	[ -f "$G/cluster" ] || return 1
+	[ -f "$G/nodes" ] || { awk -v n="$1" '$2 == n { f = 1 } END { exit !f }' "$G/nodes"; return; }
+	gpfs_plain "$1" || { awk -v n="$1" '$2 == n { f = 1 } END { exit !f }' "$G/nodes"; return; }
+	while read -r _g_a _g_b _g_r || [ -n "$_g_a" ]; do
+		[ "$_g_b" = "$1" ] && return 0
+	done <"$G/nodes"
+	return 1
 }
 
 gpfs_require_member() {
@@ -112,6 +141,30 @@ gpfs_targets() {
 	else
 		echo "$NODE_NAME"
 	fi
+}
+
+# gpfs_targets_get ALL: targets=$(gpfs_targets ALL "") without processes.
+gpfs_targets_get() {
+	if [ "$1" != 1 ]; then
+		targets=$NODE_NAME
+		return
+	fi
+	targets= _t_nl=
+	while IFS= read -r _t_l || [ -n "$_t_l" ]; do
+		set -f
+		set -- $_t_l
+		set +f
+		targets=$targets$_t_nl${2-}
+		_t_nl='
+'
+	done <"$G/nodes"
+	while :; do
+		case $targets in
+		*'
+') targets=${targets%?};;
+		*) break;;
+		esac
+	done
 }
 
 gpfs_cluster_id() {
@@ -160,7 +213,14 @@ mmlscluster() {
 	echo "  Remote file copy command:  $CL_RCP"
 	echo "  Repository type:           CCR"
 	echo
-	sort -n "$G/nodes" | awk '
+	# nodes is kept in sort -n order: sort only when it is not
+	if gpfs_nodes_sorted; then gpfs_lscluster_table <"$G/nodes"
+	else sort -n "$G/nodes" | gpfs_lscluster_table; fi
+}
+
+# gpfs_lscluster_table: mmlscluster's node table from the sorted nodes on stdin.
+gpfs_lscluster_table() {
+	awk '
 	{ num[NR] = $1; name[NR] = $2; ip[NR] = $3; des[NR] = ($4 == "-" ? "" : $4) }
 	function max(a, b) { return a > b ? a : b }
 	END {
@@ -192,7 +252,11 @@ mmgetstate() {
 		shift
 	done
 	gpfs_require_member
-	targets=$(gpfs_targets "$all" "$nodes") || exit 1
+	if [ "$all" = 1 ] || [ -z "$nodes" ]; then
+		gpfs_targets_get "$all"
+	else
+		targets=$(gpfs_targets "$all" "$nodes") || exit 1
+	fi
 	echo
 	if [ "$long" = 1 ]; then
 		echo " Node number  Node name       Quorum  Nodes up  Total nodes  GPFS state    Remarks"
@@ -201,20 +265,67 @@ mmgetstate() {
 		echo " Node number  Node name        GPFS state  "
 		echo "-------------------------------------------"
 	fi
-	quorum=$(awk '$4 ~ /quorum/ { n++ } END { print int(n / 2) + 1 }' "$G/nodes")
-	total=$(wc -l <"$G/nodes")
-	up=0
+	if gpfs_nodes_sorted; then
+		gpfs_getstate_rows <"$G/nodes"
+	else
+		sort -n "$G/nodes" | gpfs_getstate_rows
+	fi
+}
+
+# gpfs_nodes_sorted: sets quorum and total from $G/nodes (what awk and wc
+# -l say) and says whether the file is in `sort -n` order already (numbers
+# strictly rising), so that mmgetstate reads it without processes.
+gpfs_nodes_sorted() {
+	quorum=0 total=0 up=0 _ns_last=-1 _ns_ok=0
+	while _ns_full=1; IFS= read -r _ns_l || { _ns_full=0; [ -n "$_ns_l" ]; }; do
+		[ "$_ns_full" = 1 ] && total=$((total + 1))
+		set -f
+		set -- $_ns_l
+		set +f
+		case ${4-} in *quorum*) quorum=$((quorum + 1));; esac
+		case ${1-} in '' | *[!0-9]* | 0?*) _ns_ok=1; continue;; esac
+		[ "${#1}" -le 9 ] && [ "$1" -gt "$_ns_last" ] || _ns_ok=1
+		_ns_last=$1
+	done <"$G/nodes"
+	quorum=$((quorum / 2 + 1))
 	for f in "$G"/daemon/*; do
-		[ -f "$f" ] && [ "$(cat "$f")" = active ] && up=$((up + 1))
+		[ -f "$f" ] || continue
+		sim_read _ns_st "$f"
+		[ "$_ns_st" = active ] && up=$((up + 1))
 	done
-	sort -n "$G/nodes" | while read -r num name ip des lic; do
-		echo "$targets" | grep -qx "$name" || continue
-		st=$(cat "$G/daemon/$name" 2>/dev/null || echo unknown)
+	return $_ns_ok
+}
+
+# gpfs_getstate_rows: mmgetstate's table rows from "num name ip des lic"
+# lines on stdin, for the names in $targets.
+gpfs_getstate_rows() {
+	while read -r num name ip des lic || [ -n "$num" ]; do
+		case $name in
+		'' | -* | *[!A-Za-z0-9_-]*) echo "$targets" | grep -qx "$name" || continue;;
+		*) case "
+$targets
+" in *"
+$name
+"*) ;; *) continue;; esac;;
+		esac
+		if [ -f "$G/daemon/$name" ] && [ -r "$G/daemon/$name" ]; then
+			sim_read st "$G/daemon/$name"
+		else
+			st=$(cat "$G/daemon/$name" 2>/dev/null || echo unknown)
+		fi
 		if [ "$long" = 1 ]; then
 			rem=
 			case $des in quorum*) rem="quorum node";; esac
-			[ "$st" = active ] || { printf '%8d      %-16s %4s %9s %10s      %-13s %s\n' "$num" "$name" 0 0 "$total" "$st" "$rem" | sed 's/ *$//'; continue; }
-			printf '%8d      %-16s %4s %9s %10s      %-13s %s\n' "$num" "$name" "$quorum" "$up" "$total" "$st" "$rem" | sed 's/ *$//'
+			q=$quorum u=$up
+			[ "$st" = active ] || q=0 u=0
+			case $rem$st in
+			*[!\ ]) if [ -n "$rem" ]; then
+				printf '%8d      %-16s %4s %9s %10s      %-13s %s\n' "$num" "$name" "$q" "$u" "$total" "$st" "$rem"
+			else	# no padding to strip after the state
+				printf '%8d      %-16s %4s %9s %10s      %s\n' "$num" "$name" "$q" "$u" "$total" "$st"
+			fi;;
+			*) printf '%8d      %-16s %4s %9s %10s      %-13s %s\n' "$num" "$name" "$q" "$u" "$total" "$st" "$rem" | sed 's/ *$//';;
+			esac
 		else
 			printf '%8d      %-17s%s\n' "$num" "$name" "$st"
 		fi
@@ -545,8 +656,39 @@ gpfs_remotefs_set() {
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$G/remotefs"
 }
 
+# gpfs_lines_without FILE WORD [FIELD]: FILE ends in a newline (or is
+# empty) and no line of it is WORD (or has WORD as its FIELDth field), so
+# that filtering WORD out of it changes nothing. Only for plain names.
+gpfs_lines_without() {
+	[ -f "$1" ] || return 1
+	case $2 in '' | -* | *[!A-Za-z0-9_-]*) return 1;; esac
+	case ${3:-0} in
+	0)
+		while IFS= read -r _lw_a; do [ "$_lw_a" = "$2" ] && return 1; done <"$1"
+		_lw_b= _lw_l=;;
+	1)
+		while read -r _lw_a _lw_l; do [ "$_lw_a" = "$2" ] && return 1; done <"$1"
+		_lw_b=;;
+	2)
+		while read -r _lw_a _lw_b _lw_l; do [ "$_lw_b" = "$2" ] && return 1; done <"$1";;
+	*) return 1;;
+	esac
+	[ -z "$_lw_a$_lw_b$_lw_l" ]
+}
+
 # gpfs_mount_edit FILE NODE add|del
 gpfs_mount_edit() {
+	# the usual cases change nothing but the end of FILE: no processes
+	if gpfs_lines_without "$1" "$2"; then
+		if [ "$3" = add ]; then
+			echo "$2" >>"$1"
+			return
+		fi
+		[ -s "$1" ] && return
+	elif [ "$3" = add ] && [ ! -e "$1" ] && [ ! -L "$1" ]; then
+		case $2 in '' | -* | *[!A-Za-z0-9_-]*) ;; *) echo "$2" >"$1"; return;; esac
+	fi
+	touch "$1"
 	touch "$1"
 	grep -vx "$2" "$1" >"$1.tmp"
 	[ "$3" = add ] && echo "$2" >>"$1.tmp"
@@ -594,11 +736,12 @@ mmlsmount() {
 	for a in "$@"; do [ "$a" = -L ] && long=1; done
 	gpfs_require_member
 	[ -s "$G/remotefs" ] || { echo "mmlsmount: No file systems were found."; return 1; }
-	for d in $(gpfs_devices "$dev"); do
-		row=$(awk -F '\t' -v d="$d" '$1 == d { print $3 ":" $2 }' "$G/remotefs")
+	gpfs_devices_get "$dev"
+	for d in $DEVICES; do
+		gpfs_fs_row "$d"
 		[ -n "$row" ] || gpfs_fail "File system $d is not known to the GPFS cluster."
 		n=0
-		[ -f "$G/mounts/$d" ] && n=$(wc -l <"$G/mounts/$d")
+		[ -f "$G/mounts/$d" ] && gpfs_wc_l n "$G/mounts/$d"
 		[ "$long" = 1 ] && echo
 		if [ "$n" -eq 0 ]; then
 			echo "File system $d ($row) is not mounted."
@@ -609,12 +752,78 @@ mmlsmount() {
 			continue
 		fi
 		echo "File system $d ($row) is mounted on $n nodes:"
-		sort -n "$G/nodes" | while read -r num name ip des lic; do
-			grep -qx "$name" "$G/mounts/$d" || continue
-			# like the real one: the node name cut after its second label
-			printf '  %-15s %-25s %s\n' "$ip" "$(echo "$name" | cut -d. -f1-2)" "$CL_NAME"
-		done
+		gpfs_mounted_on "$G/mounts/$d"
+		if gpfs_nodes_sorted; then
+			gpfs_lsmount_rows "$G/mounts/$d" <"$G/nodes"
+		else
+			sort -n "$G/nodes" | gpfs_lsmount_rows "$G/mounts/$d"
+		fi
 	done
+}
+
+# gpfs_lsmount_rows MOUNTS: mmlsmount -L's rows from "num name ip des lic"
+# lines on stdin, for the nodes in the file MOUNTS ($mounted read from it).
+gpfs_lsmount_rows() {
+	while read -r num name ip des lic || [ -n "$num" ]; do
+		case $name in
+		'' | -* | *[!A-Za-z0-9_-]*) grep -qx "$name" "$1" || continue;;
+		*) case $mounted in *"
+$name
+"*) ;; *) continue;; esac;;
+		esac
+		# like the real one: the node name cut after its second label
+		case $name in
+		*.*.*) short=${name%%.*} rest=${name#*.} short=$short.${rest%%.*};;
+		*) short=$name;;
+		esac
+		printf '  %-15s %-25s %s\n' "$ip" "$short" "$CL_NAME"
+	done
+}
+
+# gpfs_mounted_on FILE: sets mounted to FILE's lines, each between newlines.
+gpfs_mounted_on() {
+	mounted='
+'
+	while IFS= read -r _mo_l || [ -n "$_mo_l" ]; do
+		mounted=$mounted$_mo_l'
+'
+	done <"$1"
+}
+
+# gpfs_wc_l VAR FILE: VAR=$(wc -l <FILE) (newline-ended lines).
+gpfs_wc_l() {
+	_wc_n=0
+	while IFS= read -r _wc_l; do _wc_n=$((_wc_n + 1)); done <"$2"
+	eval "$1=\$_wc_n"
+}
+
+# gpfs_devices_get DEV: DEVICES=$(gpfs_devices DEV) without processes.
+gpfs_devices_get() {
+	DEVICES=$1
+	[ "$1" = all ] || return 0
+	DEVICES=
+	while IFS= read -r _dv_l || [ -n "$_dv_l" ]; do
+		DEVICES="$DEVICES${_dv_l%%	*}
+"
+	done <"$G/remotefs"
+}
+
+# gpfs_fs_row FS: row=CLUSTER:REMOTE of FS in remotefs (the awk below).
+gpfs_fs_row() {
+	gpfs_plain "$1" || {
+		row=$(awk -F '\t' -v d="$1" '$1 == d { print $3 ":" $2 }' "$G/remotefs")
+		return
+	}
+	row= _fr_nl=
+	while IFS= read -r _fr_l || [ -n "$_fr_l" ]; do
+		[ "${_fr_l%%	*}" = "$1" ] || continue
+		case $_fr_l in *'	'*) _fr_r=${_fr_l#*	};; *) _fr_r=;; esac
+		_fr_2=${_fr_r%%	*}
+		case $_fr_r in *'	'*) _fr_r=${_fr_r#*	};; *) _fr_r=;; esac
+		row=$row$_fr_nl${_fr_r%%	*}:$_fr_2
+		_fr_nl='
+'
+	done <"$G/remotefs"
 }
 
 mmbuildgpl() {

@@ -4,7 +4,8 @@
 # installer of a test bundle checks distribution and architecture, takes
 # its time, changes what ofed_info says and needs an openibd restart;
 # yum, rpmbuild and rpm build nv_peer_mem only with
-# kernel headers; faults make the installer and yum fail as the real ones.
+# kernel headers; faults make the installer and yum fail as the real ones;
+# yum installs mlnx-ofed-all from a configured MLNX_OFED repository.
 . "$(dirname "$0")/lib.sh"
 TOOLS=$(cd "$(dirname "$0")/../../sim/tools" && pwd)
 FIXTURES=$(cd "$(dirname "$0")/../fixtures/ofed" && pwd)
@@ -94,4 +95,15 @@ rpm -q nosuch >/dev/null && fail "rpm -q of a missing package"
 modprobe nv_peer_mem || fail "modprobe nv_peer_mem after rpm -i"
 lsmod | grep -Eq '^ib_core .*nv_peer_mem' || fail "nv_peer_mem not holding ib_core: $(lsmod)"
 rm -f /tmp/nvidia_peer_memory-1.0-9.src.rpm
+
+# A configured MLNX_OFED repository offers mlnx-ofed-all of its release.
+yum -q list available mlnx-ofed-all 2>/dev/null && fail "mlnx-ofed-all without a repository"
+mkdir -p "$N/root/etc/yum.repos.d"
+printf '[mlnx_ofed]\nbaseurl=http://repo.example/MLNX_OFED_LINUX-4.6-1.0.1.1-rhel7.6-x86_64/RPMS\n' \
+	>"$N/root/etc/yum.repos.d/mlnx_ofed.repo"
+yum -q list available mlnx-ofed-all | grep -Eqx 'mlnx-ofed-all.noarch +4.6-1.0.1.1.rhel7u6 +mlnx_ofed' ||
+	fail "yum list: $(yum list available mlnx-ofed-all)"
+SIM_OFED_SECONDS=0 yum install -y mlnx-ofed-all >/dev/null || fail "yum install mlnx-ofed-all"
+[ "$(ofed_info -s)" = "MLNX_OFED_LINUX-4.6-1.0.1.1:" ] || fail "after yum: $(ofed_info -s)"
+[ "$(yum list installed mlnx-ofed-all)" = mlnx-ofed-all-4.6-1.0.1.1.noarch ] || fail "yum list installed"
 exit 0

@@ -427,17 +427,22 @@ sim_mod_available() {
 # sim_mod_holders MODULE prints, LOADED being sim_mods_loaded_get's list
 # (MODULE a plain name); MOD_SIZE to its size in the table (empty: none).
 sim_mod_holders_in() {
-	MOD_HOLDERS= MOD_SIZE=
-	while read -r _h_name _h_size _h_deps; do
+	MOD_HOLDERS= MOD_SIZE= _h_rest="$SIM_MODDB
+"
+	while [ -n "$_h_rest" ]; do
+		_h_name=${_h_rest%%"
+"*}
+		_h_rest=${_h_rest#*"
+"}
+		_h_deps=${_h_name#* } _h_name=${_h_name%% *}
+		_h_size=${_h_deps%% *} _h_deps=${_h_deps#* }
 		[ "$_h_name" = "$2" ] && [ -z "$MOD_SIZE" ] && MOD_SIZE=$_h_size
 		case ",$_h_deps," in *",$2,"*) ;; *) continue;; esac
 		case "
 $1" in *"
 $_h_name
 "*) MOD_HOLDERS=${MOD_HOLDERS:+$MOD_HOLDERS,}$_h_name;; esac
-	done <<EOF
-$SIM_MODDB
-EOF
+	done
 }
 
 # Holders of a module, comma-separated, in table order.

@@ -257,6 +257,11 @@ sim_port() {
 		P_RATE=10 P_WIDTH=4X P_SPEED=SDR P_LID=65535
 		return 0
 	fi
+	if sim_port_training; then
+		P_STATE=1 P_PHYS=2
+		[ "$LL" = InfiniBand ] && P_RATE=10 P_WIDTH=4X P_SPEED=SDR P_LID=65535
+		return 0
+	fi
 	sim_port_degrade "$1"
 	[ "$LL" = InfiniBand ] || return 0
 	sim_sm_lid_get P_SMLID
@@ -285,6 +290,16 @@ sim_hex8() {
 		_x_s=$_x_d$_x_s _x_n=$((_x_n / 16))
 	done
 	eval "$1=0x\$_x_s"
+}
+
+# After an openibd (re)start every port polls until state/links_up_at; the
+# file goes once that time has passed, so the common case costs no process.
+sim_port_training() {
+	[ -s "$S/links_up_at" ] || return 1
+	sim_read _t_at "$S/links_up_at"
+	[ "$(date +%s)" -lt "$_t_at" ] && return 0
+	rm -f "$S/links_up_at"
+	return 1
 }
 
 # port-down ARG: HCA[/PORT][:polling]; default the first HCA, port 1.

@@ -2,8 +2,8 @@
 # The stand-ins the OFED, peer-memory and SM stages use, run directly on a
 # plain node directory (no sshd, as sim/README.md allows): the MLNX_OFED
 # installer of a test bundle checks distribution and architecture, takes
-# its time, changes what ofed_info says and needs an openibd restart;
-# yum, rpmbuild and rpm build nv_peer_mem only with
+# its time, changes what ofed_info says and needs an openibd restart
+# (ports retrain); yum, rpmbuild and rpm build nv_peer_mem only with
 # kernel headers; faults make the installer and yum fail as the real ones;
 # yum installs mlnx-ofed-all from a configured MLNX_OFED repository.
 . "$(dirname "$0")/lib.sh"
@@ -68,8 +68,12 @@ echo "$out" | grep -qx 'Installation passed successfully' || fail "no success li
 [ -x "$N/root/usr/src/nv_peer_memory/build_module.sh" ] || fail "no nv_peer_memory sources"
 [ "$(systemctl is-enabled opensm)" = disabled ] || fail "opensm not installed disabled"
 
-systemctl restart openibd || fail "restart openibd"
+# The new stack runs after openibd restarts; the ports poll for a while.
+SIM_LINK_UP_SECONDS=3 systemctl restart openibd || fail "restart openibd"
 lsmod | grep -q '^mlx5_ib ' || fail "mlx5_ib not loaded"
+ibstat mlx5_0 1 | grep -qx 'Physical state: Polling' || fail "port did not go down: $(ibstat mlx5_0 1)"
+sleep 4
+ibstat mlx5_0 1 | grep -qx 'Physical state: LinkUp' || fail "port did not come back: $(ibstat mlx5_0 1)"
 
 # nv_peer_mem from source: no headers, no build; yum brings them unless
 # the repository lacks them (no-kernel-headers).

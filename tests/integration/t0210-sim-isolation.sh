@@ -6,13 +6,6 @@
 command -v sftp >/dev/null && [ -x /usr/sbin/sshd ] || skip "needs OpenSSH client, sftp and server"
 D=$BRINGUP_SIM_DIR
 sim_up -n 2
-PORT=$(sed -n 's/^    port: //p' "$INV")
-USER_=$(sed -n 's/^    user: "\(.*\)"$/\1/p' "$INV")
-sim_ssh() {
-	a=$1; shift
-	ssh -i "$D/id_ed25519" -o UserKnownHostsFile="$D/known_hosts" -o StrictHostKeyChecking=yes \
-		-o BatchMode=yes -o ConnectTimeout=5 -p "$PORT" "$USER_@$a" "$@"
-}
 n1=$(sim_ssh 127.0.1.1 hostname) && n2=$(sim_ssh 127.0.1.2 hostname) || fail "nodes unreachable"
 [ "$n1" != "$n2" ] && [ "$n1" != "$(hostname)" ] || fail "hostnames: '$n1' '$n2' host '$(hostname)'"
 

@@ -9,11 +9,13 @@
 
 extern const struct stage_module mod_memlock;
 extern const struct stage_module mod_nouveau;
+extern const struct stage_module mod_peermem;
 extern const struct stage_module mod_selinux_ib;
 
 const struct stage_module *const stage_modules[] = {
 	&mod_memlock,
 	&mod_nouveau,
+	&mod_peermem,
 	&mod_selinux_ib,
 };
 

@@ -11,12 +11,14 @@ extern const struct stage_module mod_memlock;
 extern const struct stage_module mod_nouveau;
 extern const struct stage_module mod_peermem;
 extern const struct stage_module mod_selinux_ib;
+extern const struct stage_module mod_subnet_manager;
 
 const struct stage_module *const stage_modules[] = {
 	&mod_memlock,
 	&mod_nouveau,
 	&mod_peermem,
 	&mod_selinux_ib,
+	&mod_subnet_manager,
 };
 
 const size_t stage_nmodules = sizeof(stage_modules) / sizeof(stage_modules[0]);

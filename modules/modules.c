@@ -9,6 +9,7 @@
 
 extern const struct stage_module mod_memlock;
 extern const struct stage_module mod_nouveau;
+extern const struct stage_module mod_ofed;
 extern const struct stage_module mod_peermem;
 extern const struct stage_module mod_selinux_ib;
 extern const struct stage_module mod_subnet_manager;
@@ -16,6 +17,7 @@ extern const struct stage_module mod_subnet_manager;
 const struct stage_module *const stage_modules[] = {
 	&mod_memlock,
 	&mod_nouveau,
+	&mod_ofed,
 	&mod_peermem,
 	&mod_selinux_ib,
 	&mod_subnet_manager,

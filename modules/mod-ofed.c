@@ -1,0 +1,296 @@
+/*
+ * ofed: the desired MLNX_OFED on every host (Redpaper, first step of the
+ * installation). check reads `ofed_info -s`; a host without the desired
+ * release gets it from a local tarball, inspected on the admin host before
+ * anything moves (release, distribution and architecture against the host,
+ * and the checksum when the inventory gives one), sent once per host over
+ * SFTP (a tarball already there with the same SHA-256 is not sent again, so
+ * a run cut after the transfer does not repeat it), installed with the
+ * options an admin would choose, and the driver stack restarted. verify
+ * reads ofed_info again and waits for every InfiniBand port to train.
+ */
+#include "module.h"
+#include "ofed-tarball.h"
+#include "probe.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../engine/strlist.h"
+#include "../engine/xalloc.h"
+
+static const char *valid_auto(const char *v)
+{
+	if (!strcmp(v, "auto") || !strcmp(v, "yes") || !strcmp(v, "no"))
+		return NULL;
+	return "auto, yes or no";
+}
+
+static const char *valid_sha256(const char *v)
+{
+	if (!*v || (strlen(v) == 64 && strspn(v, "0123456789abcdef") == 64))
+		return NULL;
+	return "empty or 64 lowercase hex digits (sha256sum)";
+}
+
+static const struct param_spec params[] = {
+	{ "add_kernel_support", PARAM_STRING, "auto", "ofed_add_kernel_support",
+	  "--add-kernel-support: auto (when the bundle lists kernels and not the running one), "
+	  "yes or no", valid_auto },
+	{ "dest", PARAM_STRING, "/var/tmp/bringup-ofed", "ofed_dest",
+	  "directory on the host where the tarball goes and is unpacked", NULL },
+	{ "fw_update", PARAM_BOOL, "false", "ofed_fw_update",
+	  "let the installer update HCA firmware (off: --without-fw-update)", NULL },
+	{ "peer_memory", PARAM_STRING, "auto", "ofed_peer_memory",
+	  "install the bundled peer-memory package: auto (when an NVIDIA driver is there), "
+	  "yes or no", valid_auto },
+	{ "port_timeout", PARAM_UINT, "120", "ofed_port_timeout",
+	  "seconds to wait for the InfiniBand ports to train after the restart", NULL },
+	{ "sha256", PARAM_STRING, "", "ofed_sha256",
+	  "expected SHA-256 of the tarball (empty: not checked)", valid_sha256 },
+	{ "tarball", PARAM_STRING, "", "ofed_tarball",
+	  "MLNX_OFED tarball on the admin host", NULL },
+	{ "version", PARAM_STRING, "", "ofed_version",
+	  "desired version, e.g. MLNX_OFED_LINUX-4.7-3.2.9.0 or 24.10-1.1.4.0", NULL },
+	{ NULL },
+};
+
+static char *remote_tarball(struct mod_ctx *mc)
+{
+	const char *t = mod_param_str(mc, "tarball"), *base = strrchr(t, '/');
+
+	return xasprintf("%s/%s", mod_param_str(mc, "dest"), base ? base + 1 : t);
+}
+
+static bool same_release(const char *a, const char *b)
+{
+	struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+	bool same;
+
+	ofed_release(a, &x);
+	ofed_release(b, &y);
+	same = x.len && !strcmp(x.buf, y.buf);
+	strbuf_release(&x);
+	strbuf_release(&y);
+	return same;
+}
+
+/* The bundle must be the desired release, for this host's OS and machine. */
+static int match_host(struct mod_ctx *mc, const struct ofed_tarball *t, const char *out)
+{
+	const char *want = mod_param_str(mc, "version"), *sum = mod_param_str(mc, "sha256");
+	struct strbuf distro = STRBUF_INIT, arch = STRBUF_INIT;
+	int rc = 0;
+
+	probe_value(out, "distro", &distro);
+	probe_value(out, "arch", &arch);
+	if (!same_release(t->version, want))
+		rc = mod_fail(mc, ERR_STATE, "%s holds %s, not the desired %s",
+			      mod_param_str(mc, "tarball"), t->version, want);
+	else if (strcmp(t->distro, distro.buf))
+		rc = mod_fail(mc, ERR_STATE, "%s is built for %s; this host runs %s (get the %s "
+			      "bundle)", mod_param_str(mc, "tarball"), t->distro, distro.buf,
+			      distro.buf);
+	else if (strcmp(t->arch, arch.buf))
+		rc = mod_fail(mc, ERR_STATE, "%s is built for %s; this host is %s",
+			      mod_param_str(mc, "tarball"), t->arch, arch.buf);
+	else if (*sum && strcmp(sum, t->sha256))
+		rc = mod_fail(mc, ERR_STATE, "%s: SHA-256 %s, expected %s (damaged or another "
+			      "file)", mod_param_str(mc, "tarball"), t->sha256, sum);
+	strbuf_release(&distro);
+	strbuf_release(&arch);
+	return rc;
+}
+
+static bool wanted(const struct mod_ctx *mc, const char *param, bool when_auto)
+{
+	const char *v = mod_param_str(mc, param);
+
+	return !strcmp(v, "yes") || (!strcmp(v, "auto") && when_auto);
+}
+
+/* The installer's options for this host, one per line (handed to apply). */
+static void choose_flags(struct mod_ctx *mc, const struct ofed_tarball *t, const char *out,
+			 struct strbuf *flags)
+{
+	struct strbuf kernel = STRBUF_INIT;
+	bool foreign_kernel;
+
+	probe_value(out, "kernel", &kernel);
+	foreign_kernel = t->kernels.n && strlist_index(&t->kernels, kernel.buf) < 0;
+	strbuf_addstr(flags, "--force\n");
+	if (!mod_param_bool(mc, "fw_update"))
+		strbuf_addstr(flags, "--without-fw-update\n");
+	if (wanted(mc, "add_kernel_support", foreign_kernel))
+		strbuf_addstr(flags, "--add-kernel-support\n");
+	if (!wanted(mc, "peer_memory", probe_is(out, "gpu", "yes")))
+		strbuf_addstr(flags, "--without-nvidia-peer-memory\n");
+	strbuf_release(&kernel);
+}
+
+static int plan_install(struct mod_ctx *mc, const char *out, const char *installed)
+{
+	struct ofed_tarball t;
+	struct strbuf flags = STRBUF_INIT, sum = STRBUF_INIT, spaced = STRBUF_INIT;
+	char *remote = remote_tarball(mc);
+	struct err e = ERR_INIT;
+	int rc;
+
+	if (!*mod_param_str(mc, "tarball")) {
+		rc = mod_fail(mc, ERR_STATE, "%s is needed but no tarball is given (ofed_tarball)",
+			      mod_param_str(mc, "version"));
+		goto out;
+	}
+	if ((rc = ofed_tarball_inspect(mod_param_str(mc, "tarball"), &t, &e))) {
+		rc = mod_fail(mc, rc, "%s", err_msg(&e));
+		goto out;
+	}
+	if ((rc = match_host(mc, &t, out)))
+		goto release;
+	probe_value(out, "tarball", &sum);
+	mod_set(mc, "remote", remote);
+	mod_set(mc, "top", t.top);
+	mod_set(mc, "upload", strcmp(sum.buf, t.sha256) ? "yes" : "no");
+	if (strcmp(sum.buf, t.sha256))
+		mod_change(mc, NULL, "send %s (%lld MiB) to %s", mod_param_str(mc, "tarball"),
+			   (long long)(t.size >> 20), remote);
+	choose_flags(mc, &t, out, &flags);
+	mod_set(mc, "flags", flags.buf);
+	strbuf_addstr(&spaced, flags.buf);
+	strbuf_rtrim(&spaced);
+	for (char *c = spaced.buf; *c; c++)
+		if (*c == '\n')
+			*c = ' ';
+	mod_change(mc, NULL, "install %s over %s (mlnxofedinstall %s), restart openibd",
+		   t.version, *installed ? installed : "no OFED", spaced.buf);
+release:
+	ofed_tarball_release(&t);
+out:
+	err_clear(&e);
+	free(remote);
+	strbuf_release(&flags);
+	strbuf_release(&sum);
+	strbuf_release(&spaced);
+	return rc;
+}
+
+static int ofed_check(struct mod_ctx *mc)
+{
+	const char *want = mod_param_str(mc, "version");
+	char *remote = remote_tarball(mc);
+	const char *args[] = { remote, NULL };
+	struct strbuf installed = STRBUF_INIT;
+	struct cmd_result res;
+	int rc;
+
+	if (!*want) {
+		free(remote);
+		return mod_fail(mc, ERR_STATE, "no desired OFED version (ofed_version)");
+	}
+	rc = mod_probe(mc, "ofed/state.sh", args, NULL, &res);
+	if (!rc) {
+		probe_value(res.out.buf, "installed", &installed);
+		strbuf_rtrim(&installed);
+		if (installed.len && installed.buf[installed.len - 1] == ':')
+			strbuf_setlen(&installed, installed.len - 1);
+		if (!same_release(installed.buf, want))
+			rc = plan_install(mc, res.out.buf, installed.buf);
+	}
+	cmd_result_release(&res);
+	strbuf_release(&installed);
+	free(remote);
+	return rc;
+}
+
+static int run_installer(struct mod_ctx *mc)
+{
+	struct strlist argv = STRLIST_INIT;
+	char *flags = xstrdup(mod_get(mc, "flags"));
+	struct cmd_result res;
+	int rc;
+
+	strlist_push(&argv, mod_get(mc, "remote"));
+	strlist_push(&argv, mod_get(mc, "top"));
+	for (char *f = strtok(flags, "\n"); f; f = strtok(NULL, "\n"))
+		strlist_push(&argv, f);
+	mod_note(mc, "installing %s (takes minutes on real hosts)", mod_get(mc, "top"));
+	rc = mod_script(mc, "ofed/install.sh", (const char *const *)argv.v, &res);
+	if (!rc && res.exit_status != 0) {
+		strbuf_rtrim(&res.err);
+		rc = mod_fail(mc, ERR_REMOTE, "mlnxofedinstall failed (exit %d): %s",
+			      res.exit_status, res.err.len ? res.err.buf : "no message");
+	}
+	cmd_result_release(&res);
+	strlist_clear(&argv);
+	free(flags);
+	return rc;
+}
+
+static int ofed_apply(struct mod_ctx *mc)
+{
+	const char *mkdir_[] = { "mkdir", "-p", mod_param_str(mc, "dest"), NULL };
+	struct cmd_result res;
+	int rc = mod_exec_ok(mc, mkdir_, NULL, &res);
+
+	cmd_result_release(&res);
+	if (!rc && !strcmp(mod_get(mc, "upload"), "yes"))
+		rc = mod_upload(mc, mod_param_str(mc, "tarball"), mod_get(mc, "remote"), 0644);
+	return rc ? rc : run_installer(mc);
+}
+
+/* Every InfiniBand port trained (LinkUp) again after the restart. */
+static int wait_ports(struct mod_ctx *mc)
+{
+	char secs[16];
+	const char *args[] = { secs, NULL };
+	struct strbuf down = STRBUF_INIT;
+	struct cmd_result res;
+	int rc;
+
+	snprintf(secs, sizeof(secs), "%u", mod_param_uint(mc, "port_timeout"));
+	rc = mod_script(mc, "ofed/wait-ports.sh", args, &res);
+	for (const char *p = res.out.buf; !rc && (p = strstr(p, "port=")); p++) {
+		size_t len = strcspn(p + 5, "\n");
+
+		if (len < 7 || strncmp(p + 5 + len - 7, " LinkUp", 7)) {
+			if (down.len)
+				strbuf_addstr(&down, ", ");
+			strbuf_add(&down, p + 5, len);
+		}
+	}
+	if (!rc && !strstr(res.out.buf, "port="))
+		rc = mod_fail(mc, ERR_STATE, "no InfiniBand port after the OFED restart (ibstat)");
+	else if (!rc && down.len)
+		rc = mod_fail(mc, ERR_STATE, "InfiniBand ports did not come back after the OFED "
+			      "restart (%u s): %s", mod_param_uint(mc, "port_timeout"), down.buf);
+	cmd_result_release(&res);
+	strbuf_release(&down);
+	return rc;
+}
+
+static int ofed_verify(struct mod_ctx *mc)
+{
+	const char *want = mod_param_str(mc, "version");
+	static const char *const info[] = { "ofed_info", "-s", NULL };
+	struct cmd_result res;
+	int rc = mod_exec(mc, info, NULL, &res);
+
+	strbuf_rtrim(&res.out);
+	if (!rc && !same_release(res.out.buf, want))
+		rc = mod_fail(mc, ERR_STATE, "after installing, ofed_info -s says '%s', not %s",
+			      res.out.buf, want);
+	cmd_result_release(&res);
+	return rc ? rc : wait_ports(mc);
+}
+
+const struct stage_module mod_ofed = {
+	.name = "ofed",
+	.summary = "MLNX_OFED from a tarball checked on the admin host, sent once, installed",
+	.version = 1,
+	.flags = MOD_PER_HOST,
+	.params = params,
+	.check = ofed_check,
+	.apply = ofed_apply,
+	.verify = ofed_verify,
+};

@@ -1,0 +1,19 @@
+# ofed stage: what this host runs and holds. $1: where the tarball goes.
+# Prints installed= (ofed_info -s, empty when none), distro= (ID and
+# VERSION_ID as MLNX_OFED names distributions: rhel7.6, ubuntu22.04),
+# arch=, kernel=, gpu=yes|no (an NVIDIA driver: the bundled peer memory
+# package is wanted), tarball= (SHA-256 of $1, empty when absent), free_mb=
+# (space where it goes).
+v=$(ofed_info -s 2>/dev/null | head -n 1)
+echo "installed=$v"
+. /etc/os-release 2>/dev/null
+echo "distro=${ID-}${VERSION_ID-}"
+echo "arch=$(uname -m)"
+echo "kernel=$(uname -r)"
+if command -v nvidia-smi >/dev/null 2>&1; then echo gpu=yes; else echo gpu=no; fi
+sum=
+[ -f "$1" ] && sum=$(sha256sum <"$1" | cut -d' ' -f1)
+echo "tarball=$sum"
+d=$(dirname "$1")
+while [ ! -d "$d" ]; do d=$(dirname "$d"); done
+echo "free_mb=$(df -Pm "$d" | awk 'NR == 2 { print $4 }')"

@@ -4,6 +4,8 @@
 # deploy of ofed, peermem and subnet_manager converges; precheck's OFED,
 # peer-memory and SM checks turn from red to green; a second run changes
 # nothing and sends nothing; the tarball went to each host exactly once.
+# Then the same on HGX H100 nodes (RHEL 9.4, a 24.04 bundle, nvidia_peermem
+# from the driver instead of a build).
 . "$(dirname "$0")/lib.sh"
 [ "$(uname -m)" = x86_64 ] || skip "the test bundles are x86_64"
 sim_up -n 4 --state bare
@@ -79,4 +81,17 @@ assert d["totals"] == {"ok": 13, "changed": 0, "failed": 0, "skipped": 0}, d["to
 for n in dgx01 dgx02 dgx03 dgx04; do
 	[ "$(sftps $n)" = 1 ] || fail "$n: sent again on the second run"
 done
+
+"$BRINGUP" sim down >/dev/null || fail "sim down"
+sim_up -n 2 --profile hgx-h100-ndr --state bare
+TGZ=$("$FIXTURES/make-bundle.sh" "$TEST_DIR/bundles" 24.04-0.7.0.0 rhel9.4 x86_64) || fail "make-bundle"
+sed -i "s|tarball: .*|tarball: $TGZ|" "$PB"
+STATE=$TEST_DIR/state-hgx
+out=$(deploy) || fail "deploy on hgx: $out"
+echo "$out" | grep -Eq '^  peermem +changed +hgx\[01-02\]$' || fail "hgx peermem: $out"
+for n in hgx01 hgx02; do
+	grep -qx nvidia_peermem "$NODES/$n/state/modules/loaded" || fail "$n: nvidia_peermem not loaded"
+	[ ! -e "$NODES/$n/root/usr/src/kernels" ] || fail "$n: built although the driver ships it"
+done
+out=$("$BRINGUP" precheck -i "$INV" --checks "$CHECKS") || fail "precheck on hgx: $out"
 exit 0

@@ -129,6 +129,28 @@ static void choose_flags(struct mod_ctx *mc, const struct ofed_tarball *t, const
 	strbuf_release(&kernel);
 }
 
+/*
+ * The tarball, its unpacked tree and what the installer builds beside it:
+ * three times the tarball, at least 512 MiB, must fit where it goes.
+ */
+static int check_space(struct mod_ctx *mc, const struct ofed_tarball *t, const char *out)
+{
+	struct strbuf free_mb = STRBUF_INIT;
+	long long need = (long long)(t->size >> 20) * 3, have;
+	int rc = 0;
+
+	if (need < 512)
+		need = 512;
+	probe_value(out, "free_mb", &free_mb);
+	have = free_mb.len ? strtoll(free_mb.buf, NULL, 10) : -1;
+	if (have >= 0 && have < need)
+		rc = mod_fail(mc, ERR_STATE, "%s has %lld MiB free; %s needs about %lld MiB there "
+			      "(tarball, unpacked tree, build)", mod_param_str(mc, "dest"), have,
+			      t->top, need);
+	strbuf_release(&free_mb);
+	return rc;
+}
+
 static int plan_install(struct mod_ctx *mc, const char *out, const char *installed)
 {
 	struct ofed_tarball t;
@@ -148,13 +170,15 @@ static int plan_install(struct mod_ctx *mc, const char *out, const char *install
 	}
 	if ((rc = match_host(mc, &t, out)))
 		goto release;
+	if ((rc = check_space(mc, &t, out)))
+		goto release;
 	probe_value(out, "tarball", &sum);
 	mod_set(mc, "remote", remote);
 	mod_set(mc, "top", t.top);
 	mod_set(mc, "upload", strcmp(sum.buf, t.sha256) ? "yes" : "no");
 	if (strcmp(sum.buf, t.sha256))
-		mod_change(mc, NULL, "send %s (%lld MiB) to %s", mod_param_str(mc, "tarball"),
-			   (long long)(t.size >> 20), remote);
+		mod_change(mc, NULL, "send %s (%.1f MiB) to %s", mod_param_str(mc, "tarball"),
+			   (double)t.size / (1 << 20), remote);
 	choose_flags(mc, &t, out, &flags);
 	mod_set(mc, "flags", flags.buf);
 	strbuf_addstr(&spaced, flags.buf);

@@ -140,6 +140,13 @@ static int check_opensm(struct mod_ctx *mc, const char *out)
 	int rc = 0;
 
 	probe_value(out, "guid", &guid);
+	if (strtoul(mod_param_str(mc, "standby_priority"), NULL, 10) >=
+	    strtoul(mod_param_str(mc, "priority"), NULL, 10)) {
+		rc = mod_fail(mc, ERR_STATE, "standby_priority %s is not below the master's "
+			      "priority %s: standbys could win the election",
+			      mod_param_str(mc, "standby_priority"), mod_param_str(mc, "priority"));
+		goto out;
+	}
 	if (!probe_is(out, "opensm", "yes") || !guid.len) {
 		const char *why = !guid.len && probe_is(out, "opensm", "yes") ?
 			"no InfiniBand port for opensm to bind to (ibstat)" :

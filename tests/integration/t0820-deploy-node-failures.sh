@@ -5,7 +5,7 @@
 # sent; an installer that exits 1, and kernel headers the repository does
 # not have, fail that host's ofed and peermem steps; after the cause is
 # gone --resume converges without sending the tarball again; a second
-# master SM is named by its GUID.
+# master SM is named by its GUID; a standby SM stays below the master.
 . "$(dirname "$0")/lib.sh"
 [ "$(uname -m)" = x86_64 ] || skip "the test bundles are x86_64"
 sim_up -n 4 --state bare
@@ -77,4 +77,29 @@ echo "$out" | grep -Eq "^  subnet_manager +failed +dgx01: check: two master SMs:
 	fail "two masters: $out"
 "$BRINGUP" sim fault dgx01 clear >/dev/null
 out=$(deploy --tags subnet_manager) || fail "after clearing the rogue SM: $out"
+
+# A standby beside the master: lower priority, and every node still sees
+# dgx01 as master; a standby priority that could win is refused.
+cat >"$TEST_DIR/sm.yaml" <<YAML
+name: sm-pair
+stages:
+  - name: subnet_manager
+    module: subnet_manager
+    hosts: "dgx[01-02]"
+    params:
+      master: dgx01
+  - name: sm_fabric
+    module: subnet_manager
+    hosts: gpu_worker
+    params:
+      run_sm: false
+YAML
+out=$("$BRINGUP" deploy -i "$INV" -p "$TEST_DIR/sm.yaml" --state-dir "$STATE") || fail "standby: $out"
+echo "$out" | grep -Eq '^  subnet_manager +changed +dgx02$' || fail "standby not set up: $out"
+grep -qx 'sm_priority 13' "$NODES/dgx02/root/etc/opensm/opensm.conf" || fail "standby priority"
+"$BRINGUP" exec -i "$INV" --limit dgx03 -- sminfo | grep -q 'sm guid 0xec0d9a0300000100, .* priority 14 state 3 SMINFO_MASTER' ||
+	fail "dgx01 is not the master dgx03 sees"
+sed -i 's/master: dgx01/master: dgx01\n      standby_priority: 14/' "$TEST_DIR/sm.yaml"
+out=$("$BRINGUP" deploy -i "$INV" -p "$TEST_DIR/sm.yaml" --state-dir "$STATE") && fail "standby 14 passed: $out"
+echo "$out" | grep -q 'standby_priority 14 is not below the master.s priority 14' || fail "wording: $out"
 exit 0

@@ -1,13 +1,16 @@
 /*
  * ofed: the desired MLNX_OFED on every host (Redpaper, first step of the
  * installation). check reads `ofed_info -s`; a host without the desired
- * release gets it from a local tarball, inspected on the admin host before
- * anything moves (release, distribution and architecture against the host,
- * and the checksum when the inventory gives one), sent once per host over
- * SFTP (a tarball already there with the same SHA-256 is not sent again, so
- * a run cut after the transfer does not repeat it), installed with the
- * options an admin would choose, and the driver stack restarted. verify
- * reads ofed_info again and waits for every InfiniBand port to train.
+ * release gets it from the MLNX_OFED repository it is configured for
+ * (source repo: mlnx-ofed-all, once the repository is seen to offer that
+ * release) or, by default, from a local tarball, inspected on the admin
+ * host before anything moves (release, distribution and architecture
+ * against the host, and the checksum when the inventory gives one), sent
+ * once per host over SFTP (a tarball already there with the same SHA-256 is
+ * not sent again, so a run cut after the transfer does not repeat it),
+ * installed with the options an admin would choose, and the driver stack
+ * restarted. verify reads ofed_info again and waits for every InfiniBand
+ * port to train.
  */
 #include "module.h"
 #include "ofed-tarball.h"
@@ -25,6 +28,14 @@ static const char *valid_auto(const char *v)
 	if (!strcmp(v, "auto") || !strcmp(v, "yes") || !strcmp(v, "no"))
 		return NULL;
 	return "auto, yes or no";
+}
+
+static const char *valid_source(const char *v)
+{
+	if (!strcmp(v, "tarball") || !strcmp(v, "repo"))
+		return NULL;
+	return "tarball (ofed_tarball, sent by bringup) or repo (mlnx-ofed-all from the "
+	       "host's configured repository)";
 }
 
 static const char *valid_sha256(const char *v)
@@ -49,6 +60,8 @@ static const struct param_spec params[] = {
 	  "seconds to wait for the InfiniBand ports to train after the restart", NULL },
 	{ "sha256", PARAM_STRING, "", "ofed_sha256",
 	  "expected SHA-256 of the tarball (empty: not checked)", valid_sha256 },
+	{ "source", PARAM_STRING, "tarball", "ofed_source",
+	  "where OFED comes from: tarball, or repo (a repository the hosts reach)", valid_source },
 	{ "tarball", PARAM_STRING, "", "ofed_tarball",
 	  "MLNX_OFED tarball on the admin host", NULL },
 	{ "version", PARAM_STRING, "", "ofed_version",
@@ -199,11 +212,43 @@ out:
 	return rc;
 }
 
+static bool from_repo(const struct mod_ctx *mc)
+{
+	return !strcmp(mod_param_str(mc, "source"), "repo");
+}
+
+/*
+ * The repository must offer the desired release (its mlnx-ofed-all is
+ * RELEASE.DISTROTAG, e.g. 4.7-3.2.9.0.rhel7u6) before anything is installed.
+ */
+static int plan_repo(struct mod_ctx *mc, const char *out, const char *installed)
+{
+	struct strbuf offer = STRBUF_INIT, want = STRBUF_INIT;
+	int rc = 0;
+
+	probe_value(out, "repo", &offer);
+	ofed_release(mod_param_str(mc, "version"), &want);
+	if (!offer.len)
+		rc = mod_fail(mc, ERR_STATE, "no repository offers mlnx-ofed-all on this host "
+			      "(configure the MLNX_OFED repository in /etc/yum.repos.d, or use "
+			      "source tarball)");
+	else if (strncmp(offer.buf, want.buf, want.len) ||
+		 (offer.buf[want.len] && offer.buf[want.len] != '.'))
+		rc = mod_fail(mc, ERR_STATE, "the repository offers mlnx-ofed-all %s, not the "
+			      "desired %s", offer.buf, mod_param_str(mc, "version"));
+	else
+		mod_change(mc, NULL, "install mlnx-ofed-all %s from the repository over %s, "
+			   "restart openibd", offer.buf, *installed ? installed : "no OFED");
+	strbuf_release(&offer);
+	strbuf_release(&want);
+	return rc;
+}
+
 static int ofed_check(struct mod_ctx *mc)
 {
 	const char *want = mod_param_str(mc, "version");
 	char *remote = remote_tarball(mc);
-	const char *args[] = { remote, NULL };
+	const char *args[] = { remote, mod_param_str(mc, "source"), NULL };
 	struct strbuf installed = STRBUF_INIT;
 	struct cmd_result res;
 	int rc;
@@ -219,7 +264,8 @@ static int ofed_check(struct mod_ctx *mc)
 		if (installed.len && installed.buf[installed.len - 1] == ':')
 			strbuf_setlen(&installed, installed.len - 1);
 		if (!same_release(installed.buf, want))
-			rc = plan_install(mc, res.out.buf, installed.buf);
+			rc = from_repo(mc) ? plan_repo(mc, res.out.buf, installed.buf) :
+			     plan_install(mc, res.out.buf, installed.buf);
 	}
 	cmd_result_release(&res);
 	strbuf_release(&installed);
@@ -251,12 +297,30 @@ static int run_installer(struct mod_ctx *mc)
 	return rc;
 }
 
+static int install_from_repo(struct mod_ctx *mc)
+{
+	struct cmd_result res;
+	int rc = mod_script(mc, "ofed/install-repo.sh", NULL, &res);
+
+	if (!rc && res.exit_status != 0) {
+		strbuf_rtrim(&res.out);
+		strbuf_rtrim(&res.err);
+		rc = mod_fail(mc, ERR_REMOTE, "yum install mlnx-ofed-all failed (exit %d): %s",
+			      res.exit_status, res.err.len ? res.err.buf : res.out.buf);
+	}
+	cmd_result_release(&res);
+	return rc;
+}
+
 static int ofed_apply(struct mod_ctx *mc)
 {
 	const char *mkdir_[] = { "mkdir", "-p", mod_param_str(mc, "dest"), NULL };
 	struct cmd_result res;
-	int rc = mod_exec_ok(mc, mkdir_, NULL, &res);
+	int rc;
 
+	if (from_repo(mc))
+		return install_from_repo(mc);
+	rc = mod_exec_ok(mc, mkdir_, NULL, &res);
 	cmd_result_release(&res);
 	if (!rc && !strcmp(mod_get(mc, "upload"), "yes"))
 		rc = mod_upload(mc, mod_param_str(mc, "tarball"), mod_get(mc, "remote"), 0644);

@@ -1,4 +1,5 @@
-# ofed stage: what this host runs and holds. $1: where the tarball goes.
+# ofed stage: what this host runs and holds. $1: where the tarball goes;
+# $2: the source (tarball or repo).
 # Prints installed= (ofed_info -s, empty when none), distro= (ID and
 # VERSION_ID as MLNX_OFED names distributions: rhel7.6, ubuntu22.04),
 # arch=, kernel=, gpu=yes|no (an NVIDIA driver: the bundled peer memory
@@ -17,3 +18,7 @@ echo "tarball=$sum"
 d=$(dirname "$1")
 while [ ! -d "$d" ]; do d=$(dirname "$d"); done
 echo "free_mb=$(df -Pm "$d" | awk 'NR == 2 { print $4 }')"
+# $2 = repo: what the configured MLNX_OFED repository offers.
+if [ "${2-}" = repo ]; then
+	echo "repo=$(yum -q list available mlnx-ofed-all 2>/dev/null | awk '$1 ~ /^mlnx-ofed-all/ { v = $2 } END { print v }')"
+fi

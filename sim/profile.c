@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "../engine/xalloc.h"
 
@@ -225,6 +226,16 @@ static void inventory_cluster(struct strbuf *out, const struct sim *s)
 		    s->user, s->port, s->dir, s->dir, p->name, s->dir, p->os_id,
 		    p->os_version_id, p->kernel, p->gpu_model, p->gpu_count, p->gpu_driver,
 		    p->cuda_version, p->ofed_version, p->peermem_module);
+	{
+		/* The bundle sim-init-ofed leaves in D/cluster/ofed, for the ofed stage. */
+		struct utsname u;
+		const char *rel = p->ofed_version + strlen("MLNX_OFED_LINUX-");
+
+		if (uname(&u))
+			strcpy(u.machine, "x86_64");
+		strbuf_addf(out, "    ofed_tarball: \"%s/cluster/ofed/MLNX_OFED_LINUX-%s-%s%s-%s.tgz\"\n",
+			    s->dir, rel, p->os_id, p->os_version_id, u.machine);
+	}
 	strbuf_addstr(out, "    compute_hcas: ");
 	yaml_hca_list(out, p, "compute");
 	strbuf_addstr(out, "    storage_hcas: ");

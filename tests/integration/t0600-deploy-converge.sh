@@ -4,6 +4,7 @@
 # nothing and runs no change command; the journal says completed; bundle
 # packs the run.
 . "$(dirname "$0")/lib.sh"
+OS_STAGES=$(cd "$(dirname "$0")/../fixtures/playbooks" && pwd)/os-stages.yaml
 sim_up -n 4 --state bare
 STATE=$TEST_DIR/state
 NODES=$BRINGUP_SIM_DIR/nodes
@@ -15,7 +16,7 @@ snapshot() {
 }
 
 before=$(snapshot)
-out=$("$BRINGUP" deploy -i "$INV" --state-dir "$STATE" --check) || fail "check failed: $out"
+out=$("$BRINGUP" deploy -p "$OS_STAGES" -i "$INV" --state-dir "$STATE" --check) || fail "check failed: $out"
 [ "$(snapshot)" = "$before" ] || fail "--check changed the nodes"
 for s in selinux_ib memlock nouveau; do
 	echo "$out" | grep -qx "$s dgx\[01-04\]:" || fail "no plan for $s: $out"
@@ -26,7 +27,7 @@ echo "$out" | grep -q '^  - install SELinux module infiniband' || fail "no semod
 echo "$out" | grep -qx 'total: ok=0 would-change=12 failed=0 skipped=0' || fail "check totals: $out"
 [ ! -e "$STATE/last" ] || fail "--check must not become the run --resume continues"
 
-out=$("$BRINGUP" deploy -i "$INV" --state-dir "$STATE") || fail "deploy failed: $out"
+out=$("$BRINGUP" deploy -p "$OS_STAGES" -i "$INV" --state-dir "$STATE") || fail "deploy failed: $out"
 for s in selinux_ib memlock nouveau; do
 	echo "$out" | grep -Eq "^  $s +changed +dgx\[01-04\]$" || fail "$s not changed on all: $out"
 done
@@ -65,7 +66,7 @@ before=$(snapshot)
 for n in dgx01 dgx02 dgx03 dgx04; do
 	wc -l <"$NODES/$n/log/commands.log" >"$TEST_DIR/lines.$n"
 done
-out=$("$BRINGUP" deploy -i "$INV" --state-dir "$STATE" -o json) || fail "second deploy failed: $out"
+out=$("$BRINGUP" deploy -p "$OS_STAGES" -i "$INV" --state-dir "$STATE" -o json) || fail "second deploy failed: $out"
 echo "$out" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -86,26 +87,26 @@ done
 
 # A loaded nouveau (the fault loads it behind our back) is found and unloaded.
 "$BRINGUP" sim fault dgx02 nouveau-loaded >/dev/null || fail "fault nouveau-loaded"
-out=$("$BRINGUP" deploy -i "$INV" --state-dir "$STATE" --check --tags nouveau) || fail "check: $out"
+out=$("$BRINGUP" deploy -p "$OS_STAGES" -i "$INV" --state-dir "$STATE" --check --tags nouveau) || fail "check: $out"
 echo "$out" | grep -qx '  - unload the nouveau module' || fail "nouveau-loaded not planned: $out"
-out=$("$BRINGUP" deploy -i "$INV" --state-dir "$STATE" --tags nouveau) || fail "unload: $out"
+out=$("$BRINGUP" deploy -p "$OS_STAGES" -i "$INV" --state-dir "$STATE" --tags nouveau) || fail "unload: $out"
 echo "$out" | grep -Eq '^  nouveau +changed +dgx02$' || fail "nouveau not unloaded on dgx02: $out"
 echo "$out" | grep -Eq '^  nouveau +ok +dgx\[01,03-04\]$' || fail "others touched: $out"
 "$BRINGUP" exec -i "$INV" --limit dgx02 -- lsmod | grep -q '^nouveau ' && fail "nouveau still loaded"
 
 # --tags, --skip-tags, --start-at and --limit choose stages and hosts.
-out=$("$BRINGUP" deploy -i "$INV" --state-dir "$STATE" --tags gpu,selinux_ib --limit 'dgx[01-02]') ||
+out=$("$BRINGUP" deploy -p "$OS_STAGES" -i "$INV" --state-dir "$STATE" --tags gpu,selinux_ib --limit 'dgx[01-02]') ||
 	fail "tags: $out"
 echo "$out" | grep -Eq '^  memlock +skipped +dgx\[01-02\]: not selected by --tags$' || fail "tags: $out"
 echo "$out" | grep -Eq '^  nouveau +ok +dgx\[01-02\]$' || fail "tags: $out"
 echo "$out" | grep -Eq '^  selinux_ib +ok +dgx\[01-02\]$' || fail "tags by stage name: $out"
 echo "$out" | grep -q 'dgx0[34]' && fail "--limit ignored: $out"
-out=$("$BRINGUP" deploy -i "$INV" --state-dir "$STATE" --start-at memlock --skip-tags gpu) ||
+out=$("$BRINGUP" deploy -p "$OS_STAGES" -i "$INV" --state-dir "$STATE" --start-at memlock --skip-tags gpu) ||
 	fail "start-at: $out"
 echo "$out" | grep -Eq '^  selinux_ib +skipped +dgx\[01-04\]: before --start-at memlock$' || fail "start-at: $out"
 echo "$out" | grep -Eq '^  memlock +ok +dgx\[01-04\]$' || fail "start-at: $out"
 echo "$out" | grep -Eq '^  nouveau +skipped +dgx\[01-04\]: excluded by --skip-tags$' || fail "skip-tags: $out"
-expect_status 2 "$BRINGUP" deploy -i "$INV" --state-dir "$STATE" --start-at nosuch 2>/dev/null
+expect_status 2 "$BRINGUP" deploy -p "$OS_STAGES" -i "$INV" --state-dir "$STATE" --start-at nosuch 2>/dev/null
 
 out=$("$BRINGUP" bundle --state-dir "$STATE" -o "$TEST_DIR/b.tar.gz") || fail "bundle: $out"
 tar tzf "$TEST_DIR/b.tar.gz" | grep -q '/run/journal.json$' || fail "bundle lacks the journal"

@@ -3,6 +3,7 @@
 # are skipped with the reason, deploy exits 1 and the summary names the host.
 # Then serial + max_fail_percent stop the run at the first failure, as in Ansible.
 . "$(dirname "$0")/lib.sh"
+OS_STAGES=$(cd "$(dirname "$0")/../fixtures/playbooks" && pwd)/os-stages.yaml
 sim_up -n 4 --state bare
 STATE=$TEST_DIR/state
 FIX=$(cd "$(dirname "$0")/../fixtures/playbooks" && pwd)
@@ -11,7 +12,7 @@ FIX=$(cd "$(dirname "$0")/../fixtures/playbooks" && pwd)
 mkdir -p "$BRINGUP_SIM_DIR/nodes/dgx03/root/etc/security" &&
 	touch "$BRINGUP_SIM_DIR/nodes/dgx03/root/etc/security/limits.d" || fail "cannot break dgx03"
 
-out=$("$BRINGUP" deploy -i "$INV" --state-dir "$STATE")
+out=$("$BRINGUP" deploy -p "$OS_STAGES" -i "$INV" --state-dir "$STATE")
 [ $? -eq 1 ] || fail "a failed host must make deploy exit 1: $out"
 echo "$out" | grep -Eq '^  memlock +changed +dgx\[01-02,04\]$' || fail "others did not complete memlock: $out"
 echo "$out" | grep -Eq '^  memlock +failed +dgx03: apply: cannot write /etc/security/limits.d/99-bringup-memlock.conf: mkdir: ' || fail "summary does not name dgx03: $out"
@@ -35,7 +36,7 @@ echo "$out" | grep -Eq '^  nouveau +skipped +dgx\[01-04\]: stage memlock: 1 of 1
 # An unreachable host is reported as such (exit 3); the others converge.
 rm -f "$BRINGUP_SIM_DIR/nodes/dgx03/root/etc/security/limits.d"
 "$BRINGUP" sim fault dgx04 unreachable >/dev/null || fail "fault unreachable"
-out=$("$BRINGUP" deploy -i "$INV" --state-dir "$STATE")
+out=$("$BRINGUP" deploy -p "$OS_STAGES" -i "$INV" --state-dir "$STATE")
 [ $? -eq 3 ] || fail "unreachable host: exit not 3: $out"
 echo "$out" | grep -Eq '^  selinux_ib +failed +dgx04: host dgx04 .*unreachable' || fail "unreachable: $out"
 echo "$out" | grep -Eq '^  memlock +changed +dgx03$' || fail "dgx03 did not catch up: $out"

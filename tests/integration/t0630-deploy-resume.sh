@@ -5,6 +5,7 @@
 # install appears once in each node's command log.
 # usage: t0630-deploy-resume.sh [INT|KILL] (default: both, one after the other)
 . "$(dirname "$0")/lib.sh"
+OS_STAGES=$(cd "$(dirname "$0")/../fixtures/playbooks" && pwd)/os-stages.yaml
 STATE=$TEST_DIR/state
 NODES=$BRINGUP_SIM_DIR/nodes
 
@@ -42,7 +43,7 @@ run_case() { # SIGNAL
 	for n in dgx01 dgx02 dgx03 dgx04; do
 		"$BRINGUP" sim fault $n slow 1 >/dev/null || fail "fault slow"
 	done
-	"$BRINGUP" deploy -i "$INV" --state-dir "$STATE" >"$TEST_DIR/out.$sig" 2>&1 &
+	"$BRINGUP" deploy -p "$OS_STAGES" -i "$INV" --state-dir "$STATE" >"$TEST_DIR/out.$sig" 2>&1 &
 	pid=$!
 	# In the middle of memlock: some hosts have written a file, not all is done.
 	wait_for "$TEST_DIR/out.$sig" '^memlock dgx0[1-4] output wrote' 300 ||
@@ -80,7 +81,7 @@ assert all(h["status"] == "changed" for h in j["stages"][0]["hosts"].values()), 
 	for n in dgx01 dgx02 dgx03 dgx04; do
 		"$BRINGUP" sim fault $n clear >/dev/null || fail "clear"
 	done
-	out=$("$BRINGUP" deploy -i "$INV" --state-dir "$STATE" --resume) ||
+	out=$("$BRINGUP" deploy -p "$OS_STAGES" -i "$INV" --state-dir "$STATE" --resume) ||
 		fail "$sig: resume failed: $out"
 	echo "$out" | grep -Eq '^  selinux_ib +skipped +dgx\[01-04\]: completed in an earlier attempt \(changed\)$' ||
 		fail "$sig: resume redid selinux_ib: $out"
@@ -95,7 +96,7 @@ for s in j["stages"]:
 PY
 	once_each "$sig"
 	# And a further run has nothing left to do.
-	out=$("$BRINGUP" deploy -i "$INV" --state-dir "$STATE") || fail "$sig: rerun: $out"
+	out=$("$BRINGUP" deploy -p "$OS_STAGES" -i "$INV" --state-dir "$STATE") || fail "$sig: rerun: $out"
 	echo "$out" | grep -qx 'total: ok=12 changed=0 failed=0 skipped=0' || fail "$sig: not converged: $out"
 }
 

@@ -179,6 +179,39 @@ static void run_host_name(struct check_ctx *cc)
 	free(name);
 }
 
+/*
+ * The inventory's name must resolve, on the host itself, to the address the
+ * inventory reaches it by (when that is an IP): GPFS, MPI and Kubernetes all
+ * find nodes by name.
+ */
+static void run_host_resolve(struct check_ctx *cc)
+{
+	const char *out = fact_output(cc->hf, "resolve", NULL), *addr = cc->host->ssh.address;
+	bool addr_is_ip = strspn(addr, "0123456789.") == strlen(addr) || strchr(addr, ':');
+	char *first = fact_line(cc, "resolve", NULL), *exp;
+	bool hit = false;
+
+	while (out && *out) {
+		size_t n = strcspn(out, " \t\n");
+		hit |= n == strlen(addr) && !strncmp(out, addr, n);
+		out += strcspn(out, "\n");
+		out += *out == '\n';
+	}
+	exp = xasprintf("%s resolves%s%s", cc->host->name, addr_is_ip ? " to " : "",
+			addr_is_ip ? addr : "");
+	if (!*first)
+		check_fail(cc, NULL, exp, "does not resolve",
+			   "add the cluster's names to /etc/hosts or DNS on every node");
+	else if (addr_is_ip && !hit)
+		check_fail(cc, NULL, exp, first,
+			   "the name points elsewhere than the inventory's address: stale "
+			   "/etc/hosts or DNS record");
+	else
+		check_pass(cc, NULL, exp, first);
+	free(exp);
+	free(first);
+}
+
 static void run_os_release(struct check_ctx *cc)
 {
 	const char *want = check_var_str(cc, "os_release");
@@ -1074,6 +1107,9 @@ const struct check_def check_defs[] = {
 	{ "host.name", SEV_FAIL, "hostname matches the inventory",
 	  "fix the address in the inventory or the host's name (hostnamectl)",
 	  { NULL }, NULL, run_host_name },
+	{ "host.resolve", SEV_FAIL, "the host's name resolves to its inventory address",
+	  "fix /etc/hosts or DNS so that every node resolves every node's name",
+	  { NULL }, NULL, run_host_resolve },
 	{ "os.release", SEV_FAIL, "OS release as the inventory wants",
 	  "reinstall or upgrade to the release the stack was qualified on",
 	  { NULL }, NULL, run_os_release },

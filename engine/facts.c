@@ -177,8 +177,9 @@ static int gather_task(struct task_ctx *t, void *arg)
 	struct host_facts *hf = arg;
 	const struct host *h = task_host(t, 0);
 	struct strbuf fam = STRBUF_INIT, envv = STRBUF_INIT, userv = STRBUF_INIT;
+	struct strbuf namev = STRBUF_INIT;
 	struct strbuf script = STRBUF_INIT;
-	char *env[3] = { NULL, NULL, NULL };
+	char *env[4] = { NULL, NULL, NULL, NULL };
 	struct remote_cmd cmd = { .command = "sh -s", .env = env };
 	struct cmd_result res;
 	int rc;
@@ -188,6 +189,8 @@ static int gather_task(struct task_ctx *t, void *arg)
 	strbuf_addf(&userv, "BRINGUP_USER=%s", h->ssh.user);
 	env[0] = envv.buf;
 	env[1] = userv.buf;
+	strbuf_addf(&namev, "BRINGUP_NAME=%s", h->name);
+	env[2] = namev.buf;
 	facts_script(&script);
 	cmd.input = script.buf;
 	cmd.input_len = script.len;
@@ -229,6 +232,7 @@ out:
 	strbuf_release(&fam);
 	strbuf_release(&envv);
 	strbuf_release(&userv);
+	strbuf_release(&namev);
 	strbuf_release(&script);
 	return rc;
 }

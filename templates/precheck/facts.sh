@@ -3,7 +3,8 @@
 # is framed by marker lines that engine/facts.c splits on; every tool runs
 # under `timeout` so that one hung tool cannot eat the whole command's time.
 # BRINGUP_FACTS (space-separated) selects the optional families: ib gpu scale;
-# BRINGUP_USER is the login user (whose memlock limits matter).
+# BRINGUP_USER is the login user (whose memlock limits matter), BRINGUP_NAME
+# the host's inventory name (which must resolve to its inventory address).
 PATH="$PATH:/usr/lpp/mmfs/bin:/usr/sbin:/sbin"
 export PATH LC_ALL=C
 
@@ -26,6 +27,7 @@ want() { case " $BRINGUP_FACTS " in *" $1 "*) return 0;; esac; return 1; }
 # First, so that the admin host can pair it with the arrival of these bytes.
 fact date date +%s.%N
 fact hostname hostname
+fact resolve getent hosts "$BRINGUP_NAME"
 fact os-release cat /etc/os-release
 fact kernel uname -r
 fact kernel-devel sh -c 'k=$(uname -r); for d in /usr/src/kernels/$k /lib/modules/$k/build; do [ -e "$d" ] && echo "$d"; done; true'

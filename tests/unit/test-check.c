@@ -319,6 +319,25 @@ static void test_text_report_folds_hosts_and_names_the_check(void **state)
 	inventory_free(inv);
 }
 
+static void test_name_resolving_elsewhere_fails(void **state)
+{
+	struct inventory *inv = dgx1_inventory(NULL);
+	const struct section s[] = {
+		{ "resolve", NULL, "10.1.1.7        dgx01\n", 0 },
+	};
+	struct facts *f = make_facts(inv, s, 1);
+	struct check_report *rep = run(inv, f, "host.resolve");
+	const struct check_result *r = find(rep, "host.resolve", NULL);
+
+	(void)state;
+	assert_non_null(r);
+	assert_int_equal(r->status, CHECK_FAIL);
+	assert_string_equal(r->expected, "dgx01 resolves to 127.0.0.1");
+	check_report_free(rep);
+	facts_free(f);
+	inventory_free(inv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_severity_override_turns_failure_into_warning),
 		cmocka_unit_test(test_unknown_check_id_is_a_usage_error),
 		cmocka_unit_test(test_text_report_folds_hosts_and_names_the_check),
+		cmocka_unit_test(test_name_resolving_elsewhere_fails),
 	};
 	return cmocka_run_group_tests_name("check", tests, NULL, NULL);
 }

@@ -583,14 +583,19 @@ static void run_memlock(struct check_ctx *cc)
 	free(found);
 	free(ul);
 	free(pam);
-	crio = fact_line(cc, "memlock-crio", &rc);
-	/* Only where cri-o runs RDMA pods: `LimitMEMLOCK=` shows when the unit exists. */
-	if (rc == 0 && !strncmp(crio, "LimitMEMLOCK=", 13)) {
-		if (!strcmp(crio + 13, "infinity"))
-			check_pass(cc, "crio", "LimitMEMLOCK=infinity", crio);
+	/* Only where cri-o is installed to run RDMA pods. */
+	crio = xstrdup(fact_output(cc->hf, "memlock-crio", &rc));
+	if (rc == 0 && strstr(crio, "LoadState=loaded")) {
+		const char *lim = strstr(crio, "LimitMEMLOCK=");
+		const char *src = lim ? lim : "LimitMEMLOCK=?";
+		char *found = xstrndup(src, strcspn(src, "\n"));
+
+		if (!strcmp(found, "LimitMEMLOCK=infinity"))
+			check_pass(cc, "crio", "LimitMEMLOCK=infinity", found);
 		else
-			check_fail(cc, "crio", "LimitMEMLOCK=infinity", crio,
+			check_fail(cc, "crio", "LimitMEMLOCK=infinity", found,
 				   "pods inherit cri-o's limit: add a systemd drop-in (stage memlock)");
+		free(found);
 	}
 	free(crio);
 }

@@ -37,7 +37,7 @@ fact getenforce getenforce
 fact memlock-ulimit sh -c 'ulimit -l'
 factf memlock-pam pam_memlock "$BRINGUP_USER"
 fact memlock-limits sh -c 'cat /etc/security/limits.conf /etc/security/limits.d/*.conf 2>/dev/null; true'
-fact memlock-crio systemctl show crio -p LimitMEMLOCK
+fact memlock-crio systemctl show crio -p LoadState -p LimitMEMLOCK
 
 if want ib; then
 	fact ofed_info ofed_info -s

@@ -36,11 +36,11 @@ for n in $SIZES; do
 	rm -rf "$state"
 	inv=$("$BRINGUP" sim up -n "$n" --state bare | sed -n 's/^inventory: //p')
 	[ -f "$inv" ] || { echo "sim up -n $n failed" >&2; exit 1; }
-	"$BRINGUP" deploy -i "$inv" --state-dir "$state" -f 256 >"$out_dir/converge.$$" 2>&1 ||
+	"$BRINGUP" deploy -i "$inv" --state-dir "$state" -f "${BENCH_FORKS:-64}" >"$out_dir/converge.$$" 2>&1 ||
 		{ echo "deploy on $n hosts did not converge:" >&2; tail -n 20 "$out_dir/converge.$$" >&2; exit 1; }
-	pre=$(measure "$BRINGUP" precheck -i "$inv")
-	dep=$(measure "$BRINGUP" deploy -i "$inv" --state-dir "$state" -f 256)
-	"$BRINGUP" deploy -i "$inv" --state-dir "$state" -f 256 | grep -q "changed=0 failed=0" ||
+	pre=$(measure "$BRINGUP" precheck -i "$inv" -f "${BENCH_FORKS:-64}")
+	dep=$(measure "$BRINGUP" deploy -i "$inv" --state-dir "$state" -f "${BENCH_FORKS:-64}")
+	"$BRINGUP" deploy -i "$inv" --state-dir "$state" -f "${BENCH_FORKS:-64}" | grep -q "changed=0 failed=0" ||
 		echo "warning: the re-deploy on $n hosts was not idempotent" >&2
 	printf '%-6s %-28s %10s\n' "$n" "precheck" "$pre" | tee -a "$results"
 	printf '%-6s %-28s %10s\n' "$n" "deploy (converged, no-op)" "$dep" | tee -a "$results"

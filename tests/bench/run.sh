@@ -10,10 +10,14 @@
 # Results: stdout and build/bench/results.txt.
 #   BENCH_SIZES="16 64 256"   host counts
 #   BENCH_RUNS=3              runs per measurement (median wall, max RSS)
+#   BENCH_FORKS=64            hosts at once, for bringup -f and xargs -P alike
 set -u
 : "${BRINGUP:?set BRINGUP to the bringup binary}"
 SIZES=${BENCH_SIZES:-16 64 256}
 RUNS=${BENCH_RUNS:-3}
+# The same parallelism for bringup (-f) and for xargs (-P): 256 logins at
+# once would measure the 2-core box's sshd key exchanges, not the tools.
+FORKS=${BENCH_FORKS:-64}
 here=$(cd "$(dirname "$0")" && pwd)
 out_dir=$(pwd)/build/bench
 mkdir -p "$out_dir"
@@ -25,12 +29,16 @@ PROBE=${BENCH_PROBE:-'hostname; uname -r; ofed_info -s; cat /etc/os-release >/de
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-# measure CMD...: prints "median_wall_s max_rss_kb" over $RUNS runs
+# measure CMD...: prints "median_wall_s max_rss_kb" over $RUNS runs. A run
+# that fails is reported on stderr (its time would not be comparable).
 measure() {
 	walls="" peak=0
 	for _ in $(seq "$RUNS"); do
-		/usr/bin/time -f '%e %M' -o "$out_dir/time.$$" "$@" >/dev/null 2>"$out_dir/err.$$"
-		read -r w m <"$out_dir/time.$$"
+		/usr/bin/time -f '%e %M' -o "$out_dir/time.$$" "$@" >/dev/null 2>"$out_dir/err.$$" ||
+			{ echo "bench: failed: $*" >&2; tail -n 5 "$out_dir/err.$$" >&2; }
+		read -r w m <<-EOF
+		$(tail -n 1 "$out_dir/time.$$")
+		EOF
 		walls="$walls $w"
 		[ "$m" -gt "$peak" ] && peak=$m
 	done
@@ -58,17 +66,17 @@ for n in $SIZES; do
 	# Warm-up: every node answers before anything is timed.
 	"$BRINGUP" exec -i "$inv" -- true >/dev/null || { echo "cluster of $n not healthy" >&2; exit 1; }
 
-	set -- $(measure "$BRINGUP" exec -i "$inv" -f 256 -- "$PROBE"); bw=$1; bm=$2
-	set -- $(measure xargs -P 256 -I{} $SSH -n {} "$PROBE" <"$out_dir/addrs.$$"); sw=$1; sm=$2
+	set -- $(measure "$BRINGUP" exec -i "$inv" -f "$FORKS" -- "$PROBE"); bw=$1; bm=$2
+	set -- $(measure xargs -a "$out_dir/addrs.$$" -P "$FORKS" -I{} $SSH -n {} "$PROBE"); sw=$1; sm=$2
 	row "$n" exec "bringup exec" "$bw" "$bm"
 	row "$n" exec "xargs -P + ssh" "$sw" "$sm" "(largest single ssh)"
 	row "$n" exec "ratio" "$(ratio "$bw" "$sw")" 0
 
-	set -- $(measure "$BRINGUP" precheck -i "$inv" -f 256 -o json --output /dev/null); pw=$1; pm=$2
+	set -- $(measure "$BRINGUP" precheck -i "$inv" -f "$FORKS" -o json --output /dev/null); pw=$1; pm=$2
 	export SSH out_dir
-	set -- $(measure xargs -P 256 -I{} sh -c \
-		'$SSH "$1" "BRINGUP_FACTS=\"ib gpu scale\" BRINGUP_USER=root sh -s" <"$out_dir/facts.sh" >/dev/null' \
-		sh {} <"$out_dir/addrs.$$"); qw=$1; qm=$2
+	set -- $(measure xargs -a "$out_dir/addrs.$$" -P "$FORKS" -I{} sh -c \
+		'$SSH "$1" "BRINGUP_FACTS=\"ib gpu scale\" BRINGUP_USER=root BRINGUP_NAME=x sh -s" <"$out_dir/facts.sh" >/dev/null' \
+		sh {}); qw=$1; qm=$2
 	row "$n" precheck "bringup precheck" "$pw" "$pm"
 	row "$n" precheck "xargs -P + ssh (probe)" "$qw" "$qm" "(largest single ssh)"
 	row "$n" precheck "ratio (target <= 1.2)" "$(ratio "$pw" "$qw")" 0

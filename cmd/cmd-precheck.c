@@ -177,7 +177,7 @@ int cmd_precheck(int argc, char **argv)
 	}
 	active_runner = runner;
 	signal(SIGINT, on_sigint);
-	facts_gather(runner, inv, idx, n, &facts, &err);
+	facts_gather_once(runner, inv, idx, n, &facts, &err);
 	signal(SIGINT, SIG_DFL);
 	active_runner = NULL;
 	if (checks_run(inv, facts, &co, &rep, &err)) {
@@ -186,12 +186,7 @@ int cmd_precheck(int argc, char **argv)
 	}
 
 	if (!strcmp(format, "json")) {
-		json_t *j = report_json(rep);
-		char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		strbuf_addstr(&out, s);
-		strbuf_addch(&out, '\n');
-		free(s);
-		json_decref(j);
+		report_json(rep, &out);
 	} else if (!strcmp(format, "junit")) {
 		report_junit(rep, wall_now() - t0, &out);
 	} else if (!strcmp(format, "prom")) {

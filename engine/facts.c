@@ -119,8 +119,11 @@ void facts_parse(struct host_facts *hf)
 		if (p->fn(out, strlen(out), &j, &e))
 			json_object_set_new(hf->parse_errors, fact_parsers[i].fact,
 					    json_string(err_msg(&e)));
-		else
+		else {
 			json_object_set_new(hf->parsed, fact_parsers[i].fact, j);
+			/* Parsed is enough; keeping the text too doubles a host's facts. */
+			json_object_del(sec, "output");
+		}
 		err_clear(&e);
 	}
 }
@@ -172,9 +175,58 @@ void facts_script(struct strbuf *out)
 		    template_get("precheck/facts.sh", NULL));
 }
 
+struct gather {
+	const struct inventory *inv;
+	struct host_facts *hf;
+	bool disconnect;
+};
+
+static bool gpfs_row_wanted(const struct inventory *inv, const struct host *h, const char *name)
+{
+	const struct strlist *q = &inv->groups[ROLE_SCALE_QUORUM].hosts;
+	size_t n;
+
+	if (!name)
+		return false;
+	n = strcspn(name, ".");
+	if (strlen(h->name) == n && !strncmp(name, h->name, n))
+		return true;
+	for (size_t i = 0; i < q->n; i++)
+		if (strlen(q->v[i]) == n && !strncmp(name, q->v[i], n))
+			return true;
+	return false;
+}
+
+/*
+ * GPFS tables list every node of the cluster on every node: kept whole,
+ * 256 hosts would hold 256 x 256 rows. A host keeps its own row and the
+ * quorum nodes' (what the scale checks read).
+ */
+static void prune_gpfs(const struct inventory *inv, const struct host *h, struct host_facts *hf)
+{
+	json_t *st = json_object_get(json_object_get(hf->parsed, "mmgetstate"), "nodes");
+	json_t *fss = json_object_get(json_object_get(hf->parsed, "mmlsmount"), "filesystems");
+	json_t *fs;
+	size_t i;
+
+	for (i = json_array_size(st); i-- > 0;)
+		if (!gpfs_row_wanted(inv, h, json_string_value(json_object_get(json_array_get(st, i), "name"))))
+			json_array_remove(st, i);
+	json_array_foreach(fss, i, fs) {
+		json_t *nodes = json_object_get(fs, "nodes");
+		for (size_t k = json_array_size(nodes); k-- > 0;) {
+			const char *nm = json_string_value(json_object_get(json_array_get(nodes, k), "node"));
+			size_t n = nm ? strcspn(nm, ".") : 0;
+			if (!nm || strlen(h->name) != n || strncmp(nm, h->name, n))
+				json_array_remove(nodes, k);
+		}
+	}
+}
+
 static int gather_task(struct task_ctx *t, void *arg)
 {
-	struct host_facts *hf = arg;
+	struct gather *g = arg;
+	struct host_facts *hf = g->hf;
 	const struct host *h = task_host(t, 0);
 	struct strbuf fam = STRBUF_INIT, envv = STRBUF_INIT, userv = STRBUF_INIT;
 	struct strbuf namev = STRBUF_INIT;
@@ -227,7 +279,10 @@ static int gather_task(struct task_ctx *t, void *arg)
 		}
 	}
 	facts_parse(hf);
+	prune_gpfs(g->inv, h, hf);
 out:
+	if (g->disconnect)
+		task_disconnect(t, 0);
 	cmd_result_release(&res);
 	strbuf_release(&fam);
 	strbuf_release(&envv);
@@ -237,20 +292,21 @@ out:
 	return rc;
 }
 
-int facts_gather(struct runner *r, const struct inventory *inv, const size_t *idx,
-		 size_t n, struct facts **ret, struct err *err)
+static int gather(struct runner *r, const struct inventory *inv, const size_t *idx,
+		  size_t n, bool disconnect, struct facts **ret)
 {
 	struct facts *f = xcalloc(1, sizeof(*f));
 	struct task *tasks = xcalloc(n ? n : 1, sizeof(*tasks));
+	struct gather *g = xcalloc(n ? n : 1, sizeof(*g));
 
-	(void)err;
 	f->inv = inv;
 	f->n = n;
 	f->h = xcalloc(n ? n : 1, sizeof(*f->h));
 	for (size_t i = 0; i < n; i++) {
 		f->h[i].host = idx[i];
+		g[i] = (struct gather){ inv, &f->h[i], disconnect };
 		tasks[i] = (struct task){ .hosts = &idx[i], .nhosts = 1,
-					  .fn = gather_task, .arg = &f->h[i] };
+					  .fn = gather_task, .arg = &g[i] };
 	}
 	runner_run(r, tasks, n, NULL, NULL);
 	for (size_t i = 0; i < n; i++) {
@@ -259,8 +315,23 @@ int facts_gather(struct runner *r, const struct inventory *inv, const size_t *id
 		tasks[i].err.msg = NULL;
 	}
 	free(tasks);
+	free(g);
 	*ret = f;
 	return 0;
+}
+
+int facts_gather(struct runner *r, const struct inventory *inv, const size_t *idx,
+		 size_t n, struct facts **ret, struct err *err)
+{
+	(void)err;
+	return gather(r, inv, idx, n, false, ret);
+}
+
+int facts_gather_once(struct runner *r, const struct inventory *inv, const size_t *idx,
+		      size_t n, struct facts **ret, struct err *err)
+{
+	(void)err;
+	return gather(r, inv, idx, n, true, ret);
 }
 
 void facts_free(struct facts *f)

@@ -28,7 +28,8 @@ struct host_facts {
 	bool have_skew;
 	double clock_skew_s;     /* host clock minus ours, at the same instant */
 	/*
-	 * raw: { "<fact>": { "rc": N, "output": "..." } } for every section;
+	 * raw: { "<fact>": { "rc": N, "output": "..." } } for every section
+	 * (the output is dropped once a parser has read it);
 	 * parsed: { "<fact>": <parser JSON> } for sections with a parser that
 	 * ran and parsed; parse_errors: { "<fact>": "message" }.
 	 */
@@ -48,6 +49,9 @@ struct facts {
  */
 int facts_gather(struct runner *r, const struct inventory *inv, const size_t *idx,
 		 size_t n, struct facts **ret, struct err *err);
+/* The same, closing each host's connection once its facts are in (precheck). */
+int facts_gather_once(struct runner *r, const struct inventory *inv, const size_t *idx,
+		      size_t n, struct facts **ret, struct err *err);
 void facts_free(struct facts *f);
 
 /* The facts of inventory host `host`, or NULL when it was not gathered. */

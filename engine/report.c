@@ -182,43 +182,65 @@ static json_t *jstr_or_null(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
-json_t *report_json(const struct check_report *rep)
+/* Appends one JSON value to out and drops it. */
+static void dump_into(struct strbuf *out, json_t *j, size_t flags)
+{
+	char *s = json_dumps(j, flags | JSON_PRESERVE_ORDER);
+
+	if (s)
+		strbuf_addstr(out, s);
+	free(s);
+	json_decref(j);
+}
+
+/*
+ * Written piece by piece: at hundreds of hosts a whole JSON tree of the
+ * results, its dump and the copy of that would triple the peak memory.
+ */
+void report_json(const struct check_report *rep, struct strbuf *out)
 {
 	struct report_counts c;
-	json_t *results = json_array(), *hosts = json_array();
 
 	report_count(rep, &c);
+	strbuf_addstr(out, "{\n  \"summary\": ");
+	dump_into(out, json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}",
+				 "hosts", (json_int_t)c.hosts, "hosts_ok", (json_int_t)c.hosts_ok,
+				 "hosts_failed", (json_int_t)c.hosts_failed,
+				 "hosts_warned", (json_int_t)c.hosts_warned,
+				 "unreachable", (json_int_t)c.unreachable, "passed", (json_int_t)c.pass,
+				 "failed", (json_int_t)c.fail, "warned", (json_int_t)c.warn,
+				 "skipped", (json_int_t)c.skip), JSON_COMPACT);
+	strbuf_addstr(out, ",\n  \"hosts\": [");
+	for (size_t i = 0; i < rep->hosts_n; i++) {
+		struct tally t;
+		enum check_status st = host_status(rep, rep->hosts[i]);
+
+		tally_host(rep, rep->hosts[i], &t);
+		strbuf_addstr(out, i ? ",\n    " : "\n    ");
+		dump_into(out, json_pack("{s:s, s:s, s:b, s:i, s:i, s:i, s:i}",
+					 "host", rep->inv->hosts[rep->hosts[i]].name,
+					 "status", check_status_name(st),
+					 "reachable", !host_unreachable(rep, rep->hosts[i]),
+					 "fail", (json_int_t)t.n[CHECK_FAIL],
+					 "warn", (json_int_t)t.n[CHECK_WARN],
+					 "pass", (json_int_t)t.n[CHECK_PASS],
+					 "skip", (json_int_t)t.n[CHECK_SKIP]), JSON_COMPACT);
+	}
+	strbuf_addstr(out, "\n  ],\n  \"results\": [");
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct check_result *r = &rep->r[i];
-		json_array_append_new(results, json_pack(
+
+		strbuf_addstr(out, i ? ",\n    " : "\n    ");
+		dump_into(out, json_pack(
 			"{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:s}",
 			"host", rep->inv->hosts[r->host].name, "check", r->def->id,
 			"status", check_status_name(r->status),
 			"severity", r->def->severity == SEV_FAIL ? "fail" : "warn",
 			"subject", jstr_or_null(r->subject), "expected", jstr_or_null(r->expected),
 			"found", jstr_or_null(r->found), "detail", jstr_or_null(r->detail),
-			"hint", r->def->hint));
+			"hint", r->def->hint), JSON_COMPACT);
 	}
-	for (size_t i = 0; i < rep->hosts_n; i++) {
-		struct tally t;
-		enum check_status st = host_status(rep, rep->hosts[i]);
-
-		tally_host(rep, rep->hosts[i], &t);
-		json_array_append_new(hosts, json_pack(
-			"{s:s, s:s, s:b, s:i, s:i, s:i, s:i}",
-			"host", rep->inv->hosts[rep->hosts[i]].name,
-			"status", check_status_name(st),
-			"reachable", !host_unreachable(rep, rep->hosts[i]),
-			"fail", (json_int_t)t.n[CHECK_FAIL], "warn", (json_int_t)t.n[CHECK_WARN],
-			"pass", (json_int_t)t.n[CHECK_PASS], "skip", (json_int_t)t.n[CHECK_SKIP]));
-	}
-	return json_pack("{s:{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}, s:o, s:o}",
-			 "summary", "hosts", (json_int_t)c.hosts, "hosts_ok", (json_int_t)c.hosts_ok,
-			 "hosts_failed", (json_int_t)c.hosts_failed,
-			 "hosts_warned", (json_int_t)c.hosts_warned,
-			 "unreachable", (json_int_t)c.unreachable, "passed", (json_int_t)c.pass,
-			 "failed", (json_int_t)c.fail, "warned", (json_int_t)c.warn,
-			 "skipped", (json_int_t)c.skip, "hosts", hosts, "results", results);
+	strbuf_addstr(out, "\n  ]\n}\n");
 }
 
 /* ---- JUnit ------------------------------------------------------------- */

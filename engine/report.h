@@ -21,7 +21,7 @@ void report_count(const struct check_report *rep, struct report_counts *ret);
 
 /* colour: ANSI colours for a terminal. */
 void report_text(const struct check_report *rep, bool colour, struct strbuf *out);
-json_t *report_json(const struct check_report *rep);
+void report_json(const struct check_report *rep, struct strbuf *out);
 void report_junit(const struct check_report *rep, double elapsed_s, struct strbuf *out);
 /* now: the run's Unix time, for the timestamp gauge. */
 void report_prom(const struct check_report *rep, double now, struct strbuf *out);

@@ -192,6 +192,15 @@ const struct host *task_host(struct task_ctx *t, size_t i)
 	return &t->r->inv->hosts[t->task->hosts[i]];
 }
 
+void task_disconnect(struct task_ctx *t, size_t i)
+{
+	struct host_slot *s = &t->r->slots[t->task->hosts[i]];
+
+	/* The worker holds the slot's lock for the task: no one else uses it. */
+	conn_close(s->conn);
+	s->conn = NULL;
+}
+
 struct err *task_err(struct task_ctx *t)
 {
 	return &t->task->err;

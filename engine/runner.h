@@ -94,6 +94,13 @@ int task_exec(struct task_ctx *t, size_t i, const struct remote_cmd *cmd,
 	      struct cmd_result *res, struct err *err);
 int task_upload(struct task_ctx *t, size_t i, const char *local, const char *remote,
 		unsigned mode, struct err *err);
+/*
+ * Closes the connection to the task's host i now: for one-shot work (a
+ * precheck's single round trip) on hundreds of hosts, so that finished
+ * sessions do not hold their buffers until the run ends. A later task on
+ * the host connects again.
+ */
+void task_disconnect(struct task_ctx *t, size_t i);
 /* The task's own error object: fill it and return its code to fail. */
 struct err *task_err(struct task_ctx *t);
 void task_note(struct task_ctx *t, const char *fmt, ...)

@@ -55,7 +55,6 @@ if want ib || want gpu; then
 fi
 if want scale; then
 	fact mmgetstate mmgetstate -a
-	fact mmlscluster mmlscluster
 	fact mmlsmount mmlsmount all -L
 fi
 exit 0

@@ -64,7 +64,7 @@ static const char *const status_names[] = {
 
 /* Hosts whose stdout+stderr are byte-identical print once. */
 static void print_folded(const struct inventory *inv, const size_t *idx, size_t n,
-			 const struct task *tasks, const struct exec_job *jobs)
+			 const struct exec_job *jobs)
 {
 	bool *shown = xcalloc(n ? n : 1, sizeof(*shown));
 
@@ -96,7 +96,6 @@ static void print_folded(const struct inventory *inv, const size_t *idx, size_t 
 		strlist_clear(&names);
 	}
 	free(shown);
-	(void)tasks;
 }
 
 /* "exit 0: dgx[01-62]" lines, one per distinct exit status / outcome. */
@@ -275,7 +274,7 @@ int cmd_exec(int argc, char **argv)
 		putchar('\n');
 		json_decref(j);
 	} else {
-		print_folded(inv, idx, n, tasks, jobs);
+		print_folded(inv, idx, n, jobs);
 		print_summary(inv, idx, n, tasks, jobs,
 			      ro.command_timeout_s ? ro.command_timeout_s : inv->command_timeout_s);
 	}

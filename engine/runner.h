@@ -9,8 +9,10 @@
  *   session is never used by two threads at once and tasks cannot deadlock.
  * - Shapes: one task per host (a stage on a group); one task on one chosen
  *   host (run_once: GPFS administration on a manager); one task on several
- *   hosts (coordinated: an RDMA server on one, its client on another, with
- *   task_exec_start/task_exec_wait); a task on no host (local work on the
+ *   hosts (coordinated: an RDMA server on one, its client on another; ssh.h's
+ *   conn_exec_start/conn_exec_wait keep two commands in flight, and the
+ *   runner will expose them when the validation stages need it); a task on
+ *   no host (local work on the
  *   admin host, e.g. Kubernetes API calls).
  * - Workers never print. They queue events; runner_run() delivers them on
  *   the calling thread, which alone may touch the terminal (or ncurses).

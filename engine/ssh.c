@@ -527,9 +527,8 @@ int conn_exec(struct conn *c, const struct remote_cmd *cmd, long long deadline_m
 
 static int sha256_file(const char *path, char hex[65], struct err *err)
 {
-	/* libssh has no public SHA-256 over a stream; use libcrypto via
-	 * ssh_get_publickey_hash? No: keep it simple and portable with
-	 * sha256sum(1), which every target and the admin host have. */
+	/* libssh has no public streaming SHA-256; sha256sum(1) is on the admin
+	 * host and on every target, and the remote side uses it too. */
 	struct strbuf cmdline = STRBUF_INIT;
 	FILE *p;
 	int rc = 0;

@@ -262,6 +262,14 @@ static void first_line(const struct cmd_result *res, struct strbuf *sb)
 	strbuf_add(sb, s->buf, nl ? (size_t)(nl - s->buf) : s->len);
 }
 
+/* The limit a command of this module gets, in seconds (0: none). */
+static unsigned effective_timeout(const struct mod_ctx *mc)
+{
+	if (mc->timeout_s || mc->local || !mc->task)
+		return mc->timeout_s;
+	return task_command_timeout(mc->task);
+}
+
 static int run_line(struct mod_ctx *mc, const char *line, const char *input,
 		    struct cmd_result *res)
 {
@@ -291,11 +299,13 @@ static int run_line(struct mod_ctx *mc, const char *line, const char *input,
 	if (mc->log)
 		runlog_command(mc->log, mc->host, mc->stage, logged, ret ? NULL : res,
 			       ret ? err_msg(mc->err) : NULL);
+	if (!ret && res->outcome == CMD_TIMED_OUT)
+		ret = err_set(mc->err, ERR_TIMEOUT, "timed out after %.0f s (limit %u s) on %s "
+			      "(stage %s): %s", res->duration_s, effective_timeout(mc), mc->host,
+			      mc->stage, logged);
 	free(logged);
 	if (ret)
 		return ret;
-	if (res->outcome == CMD_TIMED_OUT)
-		return err_set(mc->err, ERR_TIMEOUT, "timed out: %s", line);
 	if (res->outcome != CMD_EXITED)
 		return err_set(mc->err, ERR_SSH, "%s: %s", res->outcome == CMD_KILLED ?
 			       "killed by a signal" : "connection lost", line);
@@ -636,4 +646,205 @@ int mod_put_template(struct mod_ctx *mc, const char *tmpl, const char *path,
 		ret = mod_put_file(mc, path, text.buf, mode, ret_changed);
 	strbuf_release(&text);
 	return ret;
+}
+
+/* ---- long commands and reboots ---- */
+
+int mod_exec_timeout(struct mod_ctx *mc, const char *const *argv, const char *input,
+		     unsigned timeout_s, struct cmd_result *res)
+{
+	unsigned saved = mc->timeout_s;
+	int ret;
+
+	mc->timeout_s = timeout_s;
+	ret = mod_exec(mc, argv, input, res);
+	mc->timeout_s = saved;
+	return ret;
+}
+
+int mod_script_timeout(struct mod_ctx *mc, const char *tmpl, const char *const *args,
+		       unsigned timeout_s, struct cmd_result *res)
+{
+	unsigned saved = mc->timeout_s;
+	int ret;
+
+	mc->timeout_s = timeout_s;
+	ret = mod_script(mc, tmpl, args, res);
+	mc->timeout_s = saved;
+	return ret;
+}
+
+#define BOOT_ID_CMD "cat /proc/sys/kernel/random/boot_id"
+/* systemctl reboot queues the reboot and returns (so does shutdown -r). */
+#define REBOOT_CMD "if command -v systemctl >/dev/null 2>&1; then systemctl reboot; " \
+		   "else shutdown -r now; fi"
+#define REBOOT_SEND_TIMEOUT_S 30
+#define REBOOT_POLL_MAX_MS 5000
+#define REBOOT_CONNECT_MAX_MS 10000
+
+/*
+ * A command of mod_reboot: while the host goes down and comes back its
+ * failures are expected, so they land in `e`, not in the module's error.
+ */
+static int reboot_exec(struct mod_ctx *mc, const char *line, unsigned timeout_s,
+		       struct cmd_result *res, struct err *e)
+{
+	struct remote_cmd rc = { .command = line, .timeout_ms = timeout_s * 1000,
+				 .max_output = 64 << 10 };
+	int ret;
+
+	cmd_result_init(res);
+	ret = task_exec(mc->task, 0, &rc, res, e);
+	if (mc->log)
+		runlog_command(mc->log, mc->host, mc->stage, line, ret ? NULL : res,
+			       ret ? err_msg(e) : NULL);
+	return ret;
+}
+
+/* The host's boot id into out; anything else is an error in e. */
+static int read_boot_id(struct mod_ctx *mc, unsigned timeout_s, struct strbuf *out,
+			struct err *e)
+{
+	struct cmd_result res;
+	int ret = reboot_exec(mc, BOOT_ID_CMD, timeout_s, &res, e);
+
+	strbuf_rtrim(&res.out);
+	if (!ret && (res.outcome != CMD_EXITED || res.exit_status || !res.out.len))
+		ret = err_set(e, ERR_REMOTE, "%s: no boot id (exit %d)", BOOT_ID_CMD,
+			      res.exit_status);
+	if (!ret) {
+		strbuf_reset(out);
+		strbuf_add(out, res.out.buf, res.out.len);
+	}
+	cmd_result_release(&res);
+	return ret;
+}
+
+/* Sleeps ms in short naps; false when the run was cancelled meanwhile. */
+static bool nap(const struct mod_ctx *mc, long long ms)
+{
+	for (; ms > 0; ms -= 200) {
+		if (mc->cancelled && *mc->cancelled)
+			return false;
+		poll(NULL, 0, (int)(ms < 200 ? ms : 200));
+	}
+	return !(mc->cancelled && *mc->cancelled);
+}
+
+/* Asks the host to reboot; a connection that drops meanwhile is the reboot. */
+static int send_reboot(struct mod_ctx *mc)
+{
+	struct cmd_result res;
+	struct err e = ERR_INIT;
+	int ret = reboot_exec(mc, REBOOT_CMD, REBOOT_SEND_TIMEOUT_S, &res, &e);
+
+	if (ret)
+		ret = mod_fail(mc, ret, "cannot send the reboot: %s", err_msg(&e));
+	else if (res.outcome == CMD_EXITED && res.exit_status) {
+		struct strbuf why = STRBUF_INIT;
+
+		first_line(&res, &why);
+		ret = mod_fail(mc, ERR_REMOTE, "the reboot command failed (exit %d)%s%s",
+			       res.exit_status, why.len ? ": " : "", why.buf);
+		strbuf_release(&why);
+	}
+	cmd_result_release(&res);
+	err_clear(&e);
+	return ret;
+}
+
+/*
+ * Polls until the host answers over SSH with a boot id other than `before`.
+ * `last` says what the latest try met; *ret_same whether the host answered
+ * with the old boot id then.
+ */
+static int wait_new_boot(struct mod_ctx *mc, const char *before, long long deadline,
+			 struct strbuf *now, struct strbuf *last, bool *ret_same)
+{
+	long long delay = 2000;
+
+	for (;;) {
+		long long left = deadline - now_ms();
+		struct err e = ERR_INIT;
+		unsigned ct;
+		int ret;
+
+		if (left <= 0)
+			return ERR_TIMEOUT;
+		if (!nap(mc, delay < left ? delay : left))
+			return ERR_CANCELLED;
+		delay = delay + 1000 < REBOOT_POLL_MAX_MS ? delay + 1000 : REBOOT_POLL_MAX_MS;
+		left = deadline - now_ms();
+		if (left <= 0)
+			return ERR_TIMEOUT;
+		ct = (unsigned)(left < REBOOT_CONNECT_MAX_MS ? left : REBOOT_CONNECT_MAX_MS);
+		ret = task_reconnect(mc->task, 0, ct, &e);
+		if (!ret)
+			ret = read_boot_id(mc, (unsigned)(ct + 999) / 1000, now, &e);
+		if (!ret && strcmp(now->buf, before)) {
+			err_clear(&e);
+			return 0;
+		}
+		strbuf_reset(last);
+		*ret_same = !ret;
+		if (ret)
+			strbuf_addstr(last, err_msg(&e));
+		else
+			strbuf_addf(last, "it still runs the boot it had (boot id %s)", before);
+		err_clear(&e);
+		task_disconnect(mc->task, 0);
+	}
+}
+
+int mod_reboot(struct mod_ctx *mc, unsigned timeout_s)
+{
+	struct strbuf before = STRBUF_INIT, now = STRBUF_INIT, last = STRBUF_INIT;
+	struct err e = ERR_INIT;
+	long long t0 = now_ms(), deadline = t0 + timeout_s * 1000LL, run_end;
+	bool same = false;
+	int ret;
+
+	if (mc->local || !mc->task || mc->phase != PHASE_APPLY || mc->checking)
+		return mod_fail(mc, ERR_INTERNAL, "stage %s: a reboot is only possible in apply, "
+				"on a remote host", mc->stage);
+	run_end = task_deadline_ms(mc->task);
+	if (run_end && run_end < deadline)
+		deadline = run_end;
+	if ((ret = read_boot_id(mc, REBOOT_SEND_TIMEOUT_S, &before, &e))) {
+		ret = mod_fail(mc, ret, "before the reboot: %s", err_msg(&e));
+		goto out;
+	}
+	mod_note(mc, "rebooting; waiting up to %u s for SSH", timeout_s);
+	if ((ret = send_reboot(mc)))
+		goto out;
+	task_disconnect(mc->task, 0);
+	json_object_clear(mc->files);
+	ret = wait_new_boot(mc, before.buf, deadline, &now, &last, &same);
+	if (ret == ERR_CANCELLED)
+		ret = err_set(mc->err, ERR_CANCELLED, "stopped while waiting for %s to reboot",
+			      mc->host);
+	else if (ret && same)
+		ret = mod_fail(mc, ERR_TIMEOUT, "%s did not reboot within %u s: %s", mc->host,
+			       timeout_s, last.buf);
+	else if (ret)
+		ret = mod_fail(mc, ERR_TIMEOUT, "%s did not come back over SSH within %u s after "
+			       "the reboot (last try: %s)", mc->host, timeout_s,
+			       last.len ? last.buf : "none");
+	else
+		mod_note(mc, "back after %.0f s (boot id %s)", (double)(now_ms() - t0) / 1000.0,
+			 now.buf);
+	if (mc->log)
+		runlog_action(mc->log, mc->host, mc->stage, "reboot and wait for SSH",
+			      ret ? err_msg(mc->err) : "back with a new boot id");
+out:
+	err_clear(&e);
+	strbuf_release(&before);
+	strbuf_release(&now);
+	strbuf_release(&last);
+	return ret;
+}
+
+const char *mod_errmsg(const struct mod_ctx *mc)
+{
+	return mc->err && mc->err->msg ? mc->err->msg : "";
 }

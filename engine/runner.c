@@ -243,6 +243,33 @@ static int slot_conn(struct runner *r, size_t host, struct conn **ret, struct er
 	return 0;
 }
 
+int task_reconnect(struct task_ctx *t, size_t i, unsigned connect_timeout_ms,
+		   struct err *err)
+{
+	size_t host = t->task->hosts[i];
+	struct host_slot *s = &t->r->slots[host];
+	const struct host *h = &t->r->inv->hosts[host];
+	struct conn_opts o = t->r->copts;
+
+	if (connect_timeout_ms)
+		o.connect_timeout_ms = connect_timeout_ms;
+	conn_close(s->conn);
+	s->conn = NULL;
+	s->conn_rc = 0;
+	err_clear(&s->conn_err);
+	return conn_open(h->name, &h->ssh, s->jump_set ? &s->jump : NULL, &o, &s->conn, err);
+}
+
+unsigned task_command_timeout(const struct task_ctx *t)
+{
+	return t->r->opts.command_timeout_s;
+}
+
+long long task_deadline_ms(const struct task_ctx *t)
+{
+	return t->r->deadline_ms;
+}
+
 static long long command_deadline(struct runner *r, const struct remote_cmd *cmd,
 				  struct remote_cmd *copy)
 {

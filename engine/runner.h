@@ -103,6 +103,18 @@ int task_upload(struct task_ctx *t, size_t i, const char *local, const char *rem
  * the host connects again.
  */
 void task_disconnect(struct task_ctx *t, size_t i);
+/*
+ * For waiting on a host that reboots: closes the connection to the task's
+ * host i and connects afresh, within connect_timeout_ms (0: the
+ * inventory's), forgetting an earlier failure to connect. A failure here is
+ * not remembered either, so the caller may try again.
+ */
+int task_reconnect(struct task_ctx *t, size_t i, unsigned connect_timeout_ms,
+		   struct err *err);
+/* What a command without a timeout of its own gets (seconds). */
+unsigned task_command_timeout(const struct task_ctx *t);
+/* The run's deadline as a now_ms() time; 0 when the run has none. */
+long long task_deadline_ms(const struct task_ctx *t);
 /* The task's own error object: fill it and return its code to fail. */
 struct err *task_err(struct task_ctx *t);
 void task_note(struct task_ctx *t, const char *fmt, ...)

@@ -122,6 +122,28 @@ int mod_script(struct mod_ctx *mc, const char *tmpl, const char *const *args,
 	       struct cmd_result *res);
 
 /*
+ * mod_exec and mod_script for one long command (an installer, a build):
+ * timeout_s replaces the inventory's command timeout for it alone. A
+ * command past its limit fails with ERR_TIMEOUT naming the host, the stage
+ * and the command.
+ */
+int mod_exec_timeout(struct mod_ctx *mc, const char *const *argv, const char *input,
+		     unsigned timeout_s, struct cmd_result *res);
+int mod_script_timeout(struct mod_ctx *mc, const char *tmpl, const char *const *args,
+		       unsigned timeout_s, struct cmd_result *res);
+
+/*
+ * Reboots the host (apply only) and waits until it answers over SSH again:
+ * reads its boot id (/proc/sys/kernel/random/boot_id), asks for the reboot
+ * (systemctl reboot, else shutdown -r now), drops the connection, then
+ * connects again with short connect timeouts until a new boot id proves
+ * the reboot happened. ERR_TIMEOUT ("did not come back over SSH within N
+ * s") when timeout_s (or the run's deadline) passes first. Files cached by
+ * mod_probe are forgotten: the host may have changed them while booting.
+ */
+int mod_reboot(struct mod_ctx *mc, unsigned timeout_s);
+
+/*
  * One round trip for a whole check: runs templates/TMPL (may be NULL) with
  * args like mod_script (its output in res), and reads every file of `paths`
  * (NULL-terminated) into a cache that mod_read_file and mod_put_file then
@@ -169,6 +191,8 @@ int mod_skip(struct mod_ctx *mc, const char *fmt, ...)
 /* A line of progress for the event stream. */
 void mod_note(struct mod_ctx *mc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The message of the module's error so far ("" when none). */
+const char *mod_errmsg(const struct mod_ctx *mc);
 /* Fails the module: sets the error (ERR_REMOTE unless code says) and returns the code. */
 int mod_fail(struct mod_ctx *mc, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -373,6 +373,9 @@ void sim_format_fstab(struct strbuf *out, const struct sim *s, unsigned i)
 	strbuf_addf(out, "%s/cluster /run/bringup-sim/cluster none bind,X-mount.mkdir 0 0\n",
 		    s->dir);
 	strbuf_addf(out, "%s/bin /run/bringup-sim/bin none bind,X-mount.mkdir 0 0\n", s->dir);
+	/* The node's own boot id, which a simulated reboot renews. */
+	strbuf_addstr(out, "/run/bringup-sim/node/state/boot_id /proc/sys/kernel/random/boot_id "
+			   "none bind 0 0\n");
 	for (unsigned k = 0; k < ARRAY_SIZE(overlays); k++)
 		strbuf_addf(out,
 			    "sim-%s /%s overlay lowerdir=/%s,upperdir=%s/root/%s,workdir=%s/work/%s "

@@ -324,9 +324,10 @@ static int clear_faults(const struct sim *s, unsigned i, const char *arg, struct
 
 	if (!ret && (!arg || !strcmp(arg, "hang") || !strcmp(arg, "slow")))
 		wake_sleepers(s, i);
-	if (arg && strcmp(arg, "unreachable"))
+	/* boot-hang kept a rebooted node's sshd down: clearing it finishes the boot. */
+	if (arg && strcmp(arg, "unreachable") && strcmp(arg, "boot-hang"))
 		goto out;
-	if (!ret && unlink(path) && errno != ENOENT)
+	if (!ret && (!arg || !strcmp(arg, "unreachable")) && unlink(path) && errno != ENOENT)
 		ret = err_set(err, ERR_IO, "cannot remove %s: %s", path, strerror(errno));
 	if (!ret)
 		ret = start_node_sshd(s, i, err);

@@ -12,6 +12,9 @@
 #   state/services/UNIT/active  active|inactive|failed (dir exists: installed)
 #   state/services/UNIT/enabled enabled|disabled
 #   state/selinux state/uname_v state/stash/...
+#   state/boot_id state/boot_time  this boot (sim-node-boot renews them)
+#   state/reboot-requested      a reboot asked for, not begun (sim-boot)
+#   state/ofed_fw_pending       HCA firmware flashed, active after a reboot
 #   CLUSTER/fabric/sm/GUID      one running SM: GUID LID PRIORITY NODE ROGUE START
 #   CLUSTER/fabric/faults/KIND.NODE  fabric-wide faults raised from NODE
 
@@ -28,6 +31,10 @@ sim_load() {
 }
 
 sim_fault() { [ -e "$N/faults/$1" ]; }
+
+# A reboot the node asks for: sim-shell, outside the node, hands it to
+# sim-boot once the command that asked has ended.
+sim_reboot_request() { : >"$S/reboot-requested"; }
 sim_fault_arg() { cat "$N/faults/$1" 2>/dev/null; }
 
 # The stand-ins run for every command on a node, so the helpers below avoid

@@ -261,6 +261,11 @@ static void test_fstab(void **state)
 	assert_has_line(sb.buf, "sim-usr /usr overlay lowerdir=/usr,upperdir=/tmp/simdir/nodes/dgx01/"
 				"root/usr,workdir=/tmp/simdir/nodes/dgx01/work/usr 0 0");
 	assert_has_line(sb.buf, "/tmp/simdir/bin /run/bringup-sim/bin none bind,X-mount.mkdir 0 0");
+	/* Through the node's bind, which comes before it. */
+	assert_has_line(sb.buf, "/run/bringup-sim/node/state/boot_id "
+				"/proc/sys/kernel/random/boot_id none bind 0 0");
+	assert_true(strstr(sb.buf, "/run/bringup-sim/node none") <
+		    strstr(sb.buf, "/run/bringup-sim/node/state/boot_id"));
 	/* /run comes first (the binds go under it), /tmp last (D may be under it). */
 	assert_true(strstr(sb.buf, " /run tmpfs ") < strstr(sb.buf, "/run/bringup-sim/node"));
 	strbuf_rtrim(&sb);

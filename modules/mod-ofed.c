@@ -9,8 +9,11 @@
  * once per host over SFTP (a tarball already there with the same SHA-256 is
  * not sent again, so a run cut after the transfer does not repeat it),
  * installed with the options an admin would choose, and the driver stack
- * restarted. verify reads ofed_info again and waits for every InfiniBand
- * port to train.
+ * restarted. When the install needs a reboot to finish (firmware flashed,
+ * openibd unable to restart), apply reboots the host and waits for it over
+ * SSH (reboot: auto), or fails saying so (never); a reboot still owed from
+ * an earlier run is found by check. verify reads ofed_info again and waits
+ * for every InfiniBand port to train.
  */
 #include "module.h"
 #include "ofed-tarball.h"
@@ -45,6 +48,13 @@ static const char *valid_sha256(const char *v)
 	return "empty or 64 lowercase hex digits (sha256sum)";
 }
 
+static const char *valid_reboot(const char *v)
+{
+	if (!strcmp(v, "auto") || !strcmp(v, "never"))
+		return NULL;
+	return "auto (reboot when the install needs it) or never (fail saying so)";
+}
+
 static const struct param_spec params[] = {
 	{ "add_kernel_support", PARAM_STRING, "auto", "ofed_add_kernel_support",
 	  "--add-kernel-support: auto (when the bundle lists kernels and not the running one), "
@@ -52,12 +62,21 @@ static const struct param_spec params[] = {
 	{ "dest", PARAM_STRING, "/var/tmp/bringup-ofed", "ofed_dest",
 	  "directory on the host where the tarball goes and is unpacked", NULL },
 	{ "fw_update", PARAM_BOOL, "false", "ofed_fw_update",
-	  "let the installer update HCA firmware (off: --without-fw-update)", NULL },
+	  "let the installer update HCA firmware (off: --without-fw-update); new firmware "
+	  "runs after a reboot", NULL },
+	{ "install_timeout", PARAM_UINT, "3600", "ofed_install_timeout",
+	  "seconds the installer may take (with --add-kernel-support it rebuilds the "
+	  "drivers: 20-40 minutes)", NULL },
 	{ "peer_memory", PARAM_STRING, "auto", "ofed_peer_memory",
 	  "install the bundled peer-memory package: auto (when an NVIDIA driver is there), "
 	  "yes or no", valid_auto },
 	{ "port_timeout", PARAM_UINT, "120", "ofed_port_timeout",
 	  "seconds to wait for the InfiniBand ports to train after the restart", NULL },
+	{ "reboot", PARAM_STRING, "auto", "ofed_reboot",
+	  "auto: reboot when the install needs it (firmware updated, openibd could not "
+	  "restart) and wait for SSH; never: fail saying that a reboot is needed", valid_reboot },
+	{ "reboot_timeout", PARAM_UINT, "1200", "ofed_reboot_timeout",
+	  "seconds a rebooting host has to answer over SSH again", NULL },
 	{ "sha256", PARAM_STRING, "", "ofed_sha256",
 	  "expected SHA-256 of the tarball (empty: not checked)", valid_sha256 },
 	{ "source", PARAM_STRING, "tarball", "ofed_source",
@@ -244,6 +263,19 @@ static int plan_repo(struct mod_ctx *mc, const char *out, const char *installed)
 	return rc;
 }
 
+/* An install of this boot that still waits for its reboot (a run cut before it, or reboot never). */
+static void plan_pending_reboot(struct mod_ctx *mc, const char *out)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	probe_value(out, "reboot_pending", &why);
+	if (why.len) {
+		mod_set(mc, "pending_reboot", why.buf);
+		mod_change(mc, NULL, "reboot to finish the OFED install: %s", why.buf);
+	}
+	strbuf_release(&why);
+}
+
 static int ofed_check(struct mod_ctx *mc)
 {
 	const char *want = mod_param_str(mc, "version");
@@ -266,6 +298,8 @@ static int ofed_check(struct mod_ctx *mc)
 		if (!same_release(installed.buf, want))
 			rc = from_repo(mc) ? plan_repo(mc, res.out.buf, installed.buf) :
 			     plan_install(mc, res.out.buf, installed.buf);
+		else
+			plan_pending_reboot(mc, res.out.buf);
 	}
 	cmd_result_release(&res);
 	strbuf_release(&installed);
@@ -273,10 +307,35 @@ static int ofed_check(struct mod_ctx *mc)
 	return rc;
 }
 
+/*
+ * Reboots the host when the install needs it (ret_why from install.sh),
+ * or fails saying so when the inventory forbids it.
+ */
+static int reboot_if_needed(struct mod_ctx *mc, const char *why)
+{
+	static const char *const unmark[] = { "rm", "-f", "/var/lib/bringup/ofed-reboot-pending",
+					      NULL };
+	struct cmd_result res;
+	int rc;
+
+	if (!*why)
+		return 0;
+	if (!strcmp(mod_param_str(mc, "reboot"), "never"))
+		return mod_fail(mc, ERR_STATE, "%s needs a reboot to finish the OFED install (%s); "
+				"ofed_reboot is never: reboot it, then run again", mod_host(mc), why);
+	mod_note(mc, "reboot needed: %s", why);
+	if ((rc = mod_reboot(mc, mod_param_uint(mc, "reboot_timeout"))))
+		return rc;
+	rc = mod_exec_ok(mc, unmark, NULL, &res);
+	cmd_result_release(&res);
+	return rc;
+}
+
 static int run_installer(struct mod_ctx *mc)
 {
 	struct strlist argv = STRLIST_INIT;
 	char *flags = xstrdup(mod_get(mc, "flags"));
+	struct strbuf why = STRBUF_INIT;
 	struct cmd_result res;
 	int rc;
 
@@ -285,12 +344,26 @@ static int run_installer(struct mod_ctx *mc)
 	for (char *f = strtok(flags, "\n"); f; f = strtok(NULL, "\n"))
 		strlist_push(&argv, f);
 	mod_note(mc, "installing %s (takes minutes on real hosts)", mod_get(mc, "top"));
-	rc = mod_script(mc, "ofed/install.sh", (const char *const *)argv.v, &res);
+	rc = mod_script_timeout(mc, "ofed/install.sh", (const char *const *)argv.v,
+				mod_param_uint(mc, "install_timeout"), &res);
+	if (rc == ERR_TIMEOUT) {
+		char *msg = xstrdup(mod_errmsg(mc));
+
+		rc = mod_fail(mc, rc, "mlnxofedinstall did not finish within install_timeout "
+			      "(ofed_install_timeout, %u s): %s", mod_param_uint(mc, "install_timeout"),
+			      msg);
+		free(msg);
+	}
 	if (!rc && res.exit_status != 0) {
 		strbuf_rtrim(&res.err);
 		rc = mod_fail(mc, ERR_REMOTE, "mlnxofedinstall failed (exit %d): %s",
 			      res.exit_status, res.err.len ? res.err.buf : "no message");
 	}
+	if (!rc) {
+		probe_value(res.out.buf, "bringup-reboot", &why);
+		rc = reboot_if_needed(mc, why.buf);
+	}
+	strbuf_release(&why);
 	cmd_result_release(&res);
 	strlist_clear(&argv);
 	free(flags);
@@ -318,6 +391,8 @@ static int ofed_apply(struct mod_ctx *mc)
 	struct cmd_result res;
 	int rc;
 
+	if (*mod_get(mc, "pending_reboot"))
+		return reboot_if_needed(mc, mod_get(mc, "pending_reboot"));
 	if (from_repo(mc))
 		return install_from_repo(mc);
 	rc = mod_exec_ok(mc, mkdir_, NULL, &res);
@@ -375,8 +450,8 @@ static int ofed_verify(struct mod_ctx *mc)
 const struct stage_module mod_ofed = {
 	.name = "ofed",
 	.summary = "MLNX_OFED from a tarball checked on the admin host, sent once, installed",
-	.version = 1,
-	.flags = MOD_PER_HOST,
+	.version = 2,
+	.flags = MOD_PER_HOST | MOD_MAY_REBOOT,
 	.params = params,
 	.check = ofed_check,
 	.apply = ofed_apply,

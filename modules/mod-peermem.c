@@ -28,6 +28,8 @@ static const char *valid_module(const char *v)
 static const struct param_spec params[] = {
 	{ "module", PARAM_STRING, "nvidia_peermem", "peermem_module",
 	  "the peer memory module: nvidia_peermem or nv_peer_mem", valid_module },
+	{ "build_timeout", PARAM_UINT, "1800", "peermem_build_timeout",
+	  "seconds building and installing nv_peer_mem may take", NULL },
 	{ "source", PARAM_STRING, "/usr/src/nv_peer_memory", "peermem_source",
 	  "nv_peer_memory source tree on the host (for building nv_peer_mem)", NULL },
 	{ NULL },
@@ -154,7 +156,16 @@ static int peermem_apply(struct mod_ctx *mc)
 		rc = install_headers(mc);
 	if (!rc && !strcmp(mod_get(mc, "build"), "yes")) {
 		mod_note(mc, "building nv_peer_mem from %s", args[0]);
-		rc = mod_script(mc, "peermem/build-nv-peer-mem.sh", args, &res);
+		rc = mod_script_timeout(mc, "peermem/build-nv-peer-mem.sh", args,
+					mod_param_uint(mc, "build_timeout"), &res);
+		if (rc == ERR_TIMEOUT) {
+			char *msg = xstrdup(mod_errmsg(mc));
+
+			rc = mod_fail(mc, rc, "building nv_peer_mem did not finish within "
+				      "build_timeout (peermem_build_timeout, %u s): %s",
+				      mod_param_uint(mc, "build_timeout"), msg);
+			free(msg);
+		}
 		if (!rc && res.exit_status != 0) {
 			strbuf_rtrim(&res.err);
 			rc = mod_fail(mc, ERR_REMOTE, "building nv_peer_mem failed (exit %d): %s",

@@ -4,7 +4,8 @@
 # VERSION_ID as MLNX_OFED names distributions: rhel7.6, ubuntu22.04),
 # arch=, kernel=, gpu=yes|no (an NVIDIA driver: the bundled peer memory
 # package is wanted), tarball= (SHA-256 of $1, empty when absent), free_mb=
-# (space where it goes).
+# (space where it goes), reboot_pending= (why an install of this boot
+# still needs a reboot; empty when none or the host rebooted since).
 v=$(ofed_info -s 2>/dev/null | head -n 1)
 echo "installed=$v"
 . /etc/os-release 2>/dev/null
@@ -22,3 +23,9 @@ echo "free_mb=$(df -Pm "$d" | awk 'NR == 2 { print $4 }')"
 if [ "${2-}" = repo ]; then
 	echo "repo=$(yum -q list available mlnx-ofed-all 2>/dev/null | awk '$1 ~ /^mlnx-ofed-all/ { v = $2 } END { print v }')"
 fi
+mark=/var/lib/bringup/ofed-reboot-pending
+pending=
+if [ -f "$mark" ] && [ "$(head -n 1 "$mark")" = "$(cat /proc/sys/kernel/random/boot_id)" ]; then
+	pending=$(sed -n 2p "$mark")
+fi
+echo "reboot_pending=$pending"

@@ -3,7 +3,9 @@
  * memory directly (Redpaper, after MLNX_OFED). GPU drivers from 470 on ship
  * nvidia-peermem: it only needs loading. Older stacks use nv_peer_mem,
  * built here from the nv_peer_memory sources against the running kernel
- * (kernel-devel must match). Either way the module is listed in
+ * (kernel-devel on RHEL, linux-headers on Debian and Ubuntu, must match;
+ * an RPM built with rpmbuild, or DKMS packages with dpkg-buildpackage).
+ * Either way the module is listed in
  * /etc/modules-load.d so that it comes back after a reboot, and verify
  * reads lsmod: loaded, and bound to ib_core and nvidia (it appears among
  * their holders).
@@ -38,6 +40,12 @@ static const struct param_spec params[] = {
 static bool builds(const struct mod_ctx *mc)
 {
 	return !strcmp(mod_param_str(mc, "module"), "nv_peer_mem");
+}
+
+/* The host installs packages with dpkg/apt (Debian, Ubuntu), not rpm/yum. */
+static bool debian(const struct mod_ctx *mc)
+{
+	return !strcmp(mod_get(mc, "pkg"), "deb");
 }
 
 /* The host's state into res (its KEY=VALUE lines), and LOAD_CONF cached. */
@@ -77,9 +85,13 @@ static int plan_install(struct mod_ctx *mc, const char *out)
 	}
 	if (why.len)
 		mod_note(mc, "%s", why.buf);
+	mod_set(mc, "pkg", probe_is(out, "pkg", "deb") ? "deb" : "rpm");
 	if (probe_is(out, "headers", "none") && builds(mc)) {
-		mod_change(mc, NULL, "install kernel-devel-%s and kernel-headers-%s", kernel.buf,
-			   kernel.buf);
+		if (debian(mc))
+			mod_change(mc, NULL, "install linux-headers-%s", kernel.buf);
+		else
+			mod_change(mc, NULL, "install kernel-devel-%s and kernel-headers-%s",
+				   kernel.buf, kernel.buf);
 		mod_set(mc, "headers", "yes");
 	}
 	if (builds(mc)) {
@@ -93,21 +105,33 @@ out:
 	return rc;
 }
 
-/* The kernel-devel packages the build needs, from the OS repositories. */
+/*
+ * The running kernel's build tree the build needs, from the OS
+ * repositories: kernel-devel (and kernel-headers) on RHEL, linux-headers
+ * on Debian and Ubuntu.
+ */
 static int install_headers(struct mod_ctx *mc)
 {
 	const char *k = mod_get(mc, "kernel");
-	char *devel = xasprintf("kernel-devel-%s", k), *hdrs = xasprintf("kernel-headers-%s", k);
-	const char *argv[] = { "yum", "install", "-y", devel, hdrs, NULL };
+	bool deb = debian(mc);
+	char *devel = xasprintf(deb ? "linux-headers-%s" : "kernel-devel-%s", k);
+	char *hdrs = xasprintf("kernel-headers-%s", k);
+	const char *yum[] = { "yum", "install", "-y", devel, hdrs, NULL };
+	const char *apt[] = { "apt-get", "install", "-y", devel, NULL };
 	struct cmd_result res;
-	int rc = mod_exec(mc, argv, NULL, &res);
+	int rc = mod_exec(mc, deb ? apt : yum, NULL, &res);
 
 	if (!rc && res.exit_status != 0) {
 		strbuf_rtrim(&res.out);
 		strbuf_rtrim(&res.err);
-		rc = mod_fail(mc, ERR_REMOTE, "no kernel headers for the running kernel %s: yum "
-			      "install %s failed: %s%s%s", k, devel, res.out.buf,
-			      res.out.len && res.err.len ? "; " : "", res.err.buf);
+		/* apt-get says why in its first "E:" line; its stdout is progress. */
+		if (deb && res.err.len) {
+			strbuf_setlen(&res.out, 0);
+			strbuf_setlen(&res.err, strcspn(res.err.buf, "\n"));
+		}
+		rc = mod_fail(mc, ERR_REMOTE, "no kernel headers for the running kernel %s: %s "
+			      "install %s failed: %s%s%s", k, deb ? "apt-get" : "yum", devel,
+			      res.out.buf, res.out.len && res.err.len ? "; " : "", res.err.buf);
 	}
 	cmd_result_release(&res);
 	free(devel);

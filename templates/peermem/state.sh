@@ -3,7 +3,9 @@
 # source tree used to build nv_peer_mem. Prints kernel=, loaded=yes|no,
 # available=yes|no (modinfo finds it for the running kernel),
 # headers=DIR|none (kernel-devel of the running kernel), source=yes|no,
-# gpu=yes|no, and the holders of ib_core and nvidia as lsmod lists them.
+# gpu=yes|no, pkg=deb|rpm (how the host installs packages: Debian and
+# Ubuntu, else the RPM family), and the holders of ib_core and nvidia as
+# lsmod lists them.
 kver=$(uname -r)
 echo "kernel=$kver"
 mods=$(lsmod 2>/dev/null)
@@ -17,5 +19,6 @@ done
 echo "headers=$headers"
 if [ -x "$2/build_module.sh" ]; then echo source=yes; else echo source=no; fi
 if command -v nvidia-smi >/dev/null 2>&1; then echo gpu=yes; else echo gpu=no; fi
+if [ -f /etc/debian_version ]; then echo pkg=deb; else echo pkg=rpm; fi
 echo "$mods" | awk '$1 == "ib_core" { print "ib_core_holders=" $4 }
 		    $1 == "nvidia" { print "nvidia_holders=" $4 }'

@@ -331,11 +331,55 @@ static int reboot_if_needed(struct mod_ctx *mc, const char *why)
 	return rc;
 }
 
+/* The installer's output on the host, for ofed/restart.sh. */
+static char *installer_output(struct mod_ctx *mc)
+{
+	return xasprintf("%s/mlnxofedinstall.out", mod_param_str(mc, "dest"));
+}
+
+/* An installer past install_timeout: say which knob gives it more time. */
+static int install_timed_out(struct mod_ctx *mc, const char *what)
+{
+	char *msg = xstrdup(mod_errmsg(mc));
+	int rc = mod_fail(mc, ERR_TIMEOUT, "%s did not finish within install_timeout "
+			  "(ofed_install_timeout, %u s): %s", what,
+			  mod_param_uint(mc, "install_timeout"), msg);
+
+	free(msg);
+	return rc;
+}
+
+/*
+ * After an install: restarts the driver stack, then reboots when the
+ * install needs that to finish (ofed/restart.sh says why).
+ */
+static int restart_stack(struct mod_ctx *mc)
+{
+	char *out = installer_output(mc);
+	const char *args[] = { out, NULL };
+	struct strbuf why = STRBUF_INIT;
+	struct cmd_result res;
+	int rc = mod_script(mc, "ofed/restart.sh", args, &res);
+
+	if (!rc && res.exit_status != 0) {
+		strbuf_rtrim(&res.err);
+		rc = mod_fail(mc, ERR_REMOTE, "restarting openibd after the install failed "
+			      "(exit %d): %s", res.exit_status, res.err.buf);
+	}
+	if (!rc) {
+		probe_value(res.out.buf, "bringup-reboot", &why);
+		rc = reboot_if_needed(mc, why.buf);
+	}
+	strbuf_release(&why);
+	cmd_result_release(&res);
+	free(out);
+	return rc;
+}
+
 static int run_installer(struct mod_ctx *mc)
 {
 	struct strlist argv = STRLIST_INIT;
 	char *flags = xstrdup(mod_get(mc, "flags"));
-	struct strbuf why = STRBUF_INIT;
 	struct cmd_result res;
 	int rc;
 
@@ -346,35 +390,28 @@ static int run_installer(struct mod_ctx *mc)
 	mod_note(mc, "installing %s (takes minutes on real hosts)", mod_get(mc, "top"));
 	rc = mod_script_timeout(mc, "ofed/install.sh", (const char *const *)argv.v,
 				mod_param_uint(mc, "install_timeout"), &res);
-	if (rc == ERR_TIMEOUT) {
-		char *msg = xstrdup(mod_errmsg(mc));
-
-		rc = mod_fail(mc, rc, "mlnxofedinstall did not finish within install_timeout "
-			      "(ofed_install_timeout, %u s): %s", mod_param_uint(mc, "install_timeout"),
-			      msg);
-		free(msg);
-	}
+	if (rc == ERR_TIMEOUT)
+		rc = install_timed_out(mc, "mlnxofedinstall");
 	if (!rc && res.exit_status != 0) {
 		strbuf_rtrim(&res.err);
 		rc = mod_fail(mc, ERR_REMOTE, "mlnxofedinstall failed (exit %d): %s",
 			      res.exit_status, res.err.len ? res.err.buf : "no message");
 	}
-	if (!rc) {
-		probe_value(res.out.buf, "bringup-reboot", &why);
-		rc = reboot_if_needed(mc, why.buf);
-	}
-	strbuf_release(&why);
 	cmd_result_release(&res);
 	strlist_clear(&argv);
 	free(flags);
-	return rc;
+	return rc ? rc : restart_stack(mc);
 }
 
 static int install_from_repo(struct mod_ctx *mc)
 {
+	const char *args[] = { mod_param_str(mc, "dest"), NULL };
 	struct cmd_result res;
-	int rc = mod_script(mc, "ofed/install-repo.sh", NULL, &res);
+	int rc = mod_script_timeout(mc, "ofed/install-repo.sh", args,
+				    mod_param_uint(mc, "install_timeout"), &res);
 
+	if (rc == ERR_TIMEOUT)
+		rc = install_timed_out(mc, "yum install mlnx-ofed-all");
 	if (!rc && res.exit_status != 0) {
 		strbuf_rtrim(&res.out);
 		strbuf_rtrim(&res.err);
@@ -382,7 +419,7 @@ static int install_from_repo(struct mod_ctx *mc)
 			      res.exit_status, res.err.len ? res.err.buf : res.out.buf);
 	}
 	cmd_result_release(&res);
-	return rc;
+	return rc ? rc : restart_stack(mc);
 }
 
 static int ofed_apply(struct mod_ctx *mc)

@@ -1,10 +1,9 @@
 # ofed stage: installs MLNX_OFED from the package repository the host is
 # configured for (the mlnx-ofed-all metapackage, as NVIDIA's repository
-# documentation has it), then restarts the driver stack.
+# documentation has it). Its output also goes to $1/mlnxofedinstall.out,
+# for ofed/restart.sh.
 set -e
-yum install -y mlnx-ofed-all
-if command -v systemctl >/dev/null 2>&1; then
-	systemctl restart openibd
-else
-	/etc/init.d/openibd restart
-fi
+mkdir -p "$1"
+out=$1/mlnxofedinstall.out
+yum install -y mlnx-ofed-all >"$out" || { rc=$?; cat "$out"; exit "$rc"; }
+cat "$out"

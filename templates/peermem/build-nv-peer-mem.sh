@@ -1,16 +1,16 @@
 # peermem stage: builds and installs nv_peer_mem from the nv_peer_memory
 # source tree ($1) for the running kernel, as the Redpaper does on RHEL and
 # the sources' README does on Debian and Ubuntu. build_module.sh makes a
-# source RPM, or on a Debian-based host (/etc/debian_version) the debian
-# tarball. RHEL: rpmbuild --rebuild compiles it against kernel-devel, rpm
-# installs the binary package. Debian/Ubuntu: dpkg-buildpackage builds the
+# source RPM, or on a Debian-based host the debian tarball: which one it
+# built says which way to go on. RHEL: rpmbuild --rebuild compiles it
+# against kernel-devel, rpm installs the binary package. Debian/Ubuntu: dpkg-buildpackage builds the
 # packages from the unpacked tarball, dpkg installs them (DKMS compiles the
 # module against linux-headers-$(uname -r)).
 set -e
 cd "$1"
 out=$(./build_module.sh)
 echo "$out"
-if [ -f /etc/debian_version ]; then
+if echo "$out" | grep -q '^Built: .*\.orig\.tar\.gz$'; then
 	tgz=$(echo "$out" | sed -n 's/^Built: *\(.*\.orig\.tar\.gz\)$/\1/p' | tail -n 1)
 	[ -n "$tgz" ] || { echo "build_module.sh named no debian tarball" >&2; exit 1; }
 	w=$(mktemp -d)

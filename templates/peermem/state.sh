@@ -4,7 +4,7 @@
 # available=yes|no (modinfo finds it for the running kernel),
 # headers=DIR|none (kernel-devel of the running kernel), source=yes|no,
 # gpu=yes|no, pkg=deb|rpm (how the host installs packages: Debian and
-# Ubuntu, else the RPM family), and the holders of ib_core and nvidia as
+# Ubuntu by /etc/os-release, else the RPM family), and the holders of ib_core and nvidia as
 # lsmod lists them.
 kver=$(uname -r)
 echo "kernel=$kver"
@@ -19,6 +19,11 @@ done
 echo "headers=$headers"
 if [ -x "$2/build_module.sh" ]; then echo source=yes; else echo source=no; fi
 if command -v nvidia-smi >/dev/null 2>&1; then echo gpu=yes; else echo gpu=no; fi
-if [ -f /etc/debian_version ]; then echo pkg=deb; else echo pkg=rpm; fi
+ID= ID_LIKE=
+. /etc/os-release 2>/dev/null
+case " $ID $ID_LIKE " in
+*" debian "*|*" ubuntu "*) echo pkg=deb;;
+*) echo pkg=rpm;;
+esac
 echo "$mods" | awk '$1 == "ib_core" { print "ib_core_holders=" $4 }
 		    $1 == "nvidia" { print "nvidia_holders=" $4 }'

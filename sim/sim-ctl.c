@@ -95,8 +95,12 @@ static unsigned signal_all(const struct pidset *ps, int sig)
 	unsigned n = 0;
 
 	for (size_t i = 0; i < ps->n; i++)
-		if (!kill(ps->v[i], sig))
+		if (!kill(ps->v[i], sig)) {
 			n++;
+			/* A rebooting node's sshd is stopped (sim-boot): let TERM reach it. */
+			if (sig == SIGTERM)
+				kill(ps->v[i], SIGCONT);
+		}
 	return n;
 }
 
@@ -257,8 +261,10 @@ static int stop_node_sshd(const struct sim *s, unsigned i, struct err *err)
 	pid_t pid = sim_node_sshd_pid(s, i);
 
 	for (unsigned waited = 0; pid; waited += 20) {
-		if (waited == 0)
+		if (waited == 0) {
 			kill(pid, SIGTERM);
+			kill(pid, SIGCONT);
+		}
 		else if (waited == STOP_GRACE_MS)
 			kill(pid, SIGKILL);
 		else if (waited > 2 * STOP_GRACE_MS)
@@ -274,9 +280,13 @@ static int start_node_sshd(const struct sim *s, unsigned i, struct err *err)
 {
 	char **envp = sim_env_with_token(s->token ? s->token : "none");
 	bool bind_failed;
+	pid_t pid = sim_node_sshd_pid(s, i);
 	int ret = 0;
 
-	if (!sim_node_sshd_pid(s, i))
+	/* Stopped by sim-boot for a reboot that hangs (boot-hang): it goes on. */
+	if (pid)
+		kill(pid, SIGCONT);
+	else
 		ret = sim_start_sshds(s, &i, 1, envp, &bind_failed, err);
 	sim_env_free(envp);
 	return ret;

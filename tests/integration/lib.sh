@@ -36,3 +36,12 @@ sim_ssh() {
 		-o StrictHostKeyChecking=yes -o BatchMode=yes -o ConnectTimeout=5 -p "$PORT" \
 		"$USER_@$a" "$@"
 }
+# all_ok N JSON: the deploy report (-o json) says N ok and nothing else.
+all_ok() {
+	printf '%s' "$2" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+want = {"ok": int(sys.argv[1]), "changed": 0, "failed": 0, "skipped": 0}
+assert d["totals"] == want, d["totals"]
+' "$1"
+}

@@ -262,14 +262,6 @@ static void first_line(const struct cmd_result *res, struct strbuf *sb)
 	strbuf_add(sb, s->buf, nl ? (size_t)(nl - s->buf) : s->len);
 }
 
-/* The limit a command of this module gets, in seconds (0: none). */
-static unsigned effective_timeout(const struct mod_ctx *mc)
-{
-	if (mc->timeout_s || mc->local || !mc->task)
-		return mc->timeout_s;
-	return task_command_timeout(mc->task);
-}
-
 static int run_line(struct mod_ctx *mc, const char *line, const char *input,
 		    struct cmd_result *res)
 {
@@ -301,7 +293,8 @@ static int run_line(struct mod_ctx *mc, const char *line, const char *input,
 			       ret ? err_msg(mc->err) : NULL);
 	if (!ret && res->outcome == CMD_TIMED_OUT)
 		ret = err_set(mc->err, ERR_TIMEOUT, "timed out after %.0f s (limit %u s) on %s "
-			      "(stage %s): %s", res->duration_s, effective_timeout(mc), mc->host,
+			      "(stage %s): %s", res->duration_s, mc->timeout_s || mc->local ?
+			      mc->timeout_s : task_command_timeout(mc->task), mc->host,
 			      mc->stage, logged);
 	free(logged);
 	if (ret)

@@ -262,6 +262,35 @@ static void first_line(const struct cmd_result *res, struct strbuf *sb)
 	strbuf_add(sb, s->buf, nl ? (size_t)(nl - s->buf) : s->len);
 }
 
+/* Capture mode: the check stops at its first command, which deploy sends ahead. */
+static int capture(struct mod_ctx *mc, const char *line, const char *input)
+{
+	if (mc->probe)
+		probe_slot_capture(mc->probe, line, input, mc->script);
+	mc->script = NULL;
+	return err_set(mc->err, ERR_DEFERRED, "deferred: %s", line);
+}
+
+/*
+ * The prefetch's answer for this command, once, while nothing has been
+ * applied anywhere (an apply on any host may change what any probe sees:
+ * an SM started here shows in sminfo there).
+ */
+static bool prefetched(struct mod_ctx *mc, const char *line, const char *input,
+		       struct cmd_result *res)
+{
+	struct probe_slot *s = mc->probe;
+
+	if (!s || !s->have || s->used || !mc->applied || atomic_load(mc->applied) ||
+	    strcmp(s->line, line) || strcmp(s->input, input ? input : ""))
+		return false;
+	s->used = true;
+	cmd_result_release(res);
+	*res = s->res;
+	s->have = false;
+	return true;
+}
+
 static int run_line(struct mod_ctx *mc, const char *line, const char *input,
 		    struct cmd_result *res)
 {
@@ -272,11 +301,23 @@ static int run_line(struct mod_ctx *mc, const char *line, const char *input,
 	int ret;
 
 	cmd_result_init(res);
+	if (mc->capture)
+		return capture(mc, line, input);
 	/* The log names the script a command reads, which its line does not show. */
 	char *logged = mc->script ? xasprintf("%s  # stdin: templates/%s", line, mc->script) :
 			xstrdup(line);
 
 	mc->script = NULL;
+	if (prefetched(mc, line, input, res)) {
+		if (mc->log) {
+			char *noted = xasprintf("%s  # answered by the prefetch", logged);
+
+			runlog_command(mc->log, mc->host, mc->stage, noted, res, NULL);
+			free(noted);
+		}
+		free(logged);
+		return 0;
+	}
 	if (mc->cancelled && *mc->cancelled) {
 		ret = err_set(mc->err, ERR_CANCELLED, "stopped before: %s", logged);
 		if (mc->log)

@@ -637,6 +637,8 @@ out:
 
 int mod_upload(struct mod_ctx *mc, const char *local, const char *remote, unsigned mode)
 {
+	struct upload_result ur = { 0 };
+	struct strbuf how = STRBUF_INIT;
 	int ret;
 
 	if (mc->phase != PHASE_APPLY || mc->checking)
@@ -654,16 +656,26 @@ int mod_upload(struct mod_ctx *mc, const char *local, const char *remote, unsign
 		cmd_result_release(&res);
 		return ret;
 	}
-	ret = task_upload(mc->task, 0, local, remote, mode, mc->err);
+	ret = task_upload(mc->task, 0, local, remote, mode, &ur, mc->err);
+	/* Where a cut transfer was taken up again, the log says from where. */
+	if (ur.restarted)
+		strbuf_addf(&how, "; the %lld bytes left by a cut transfer were not this file's: "
+			    "sent whole", ur.resumed_at);
+	else if (ur.resumed_at)
+		strbuf_addf(&how, "; resumed a cut transfer at byte %lld of %lld", ur.resumed_at,
+			    ur.size);
 	if (mc->log) {
 		char *line = xasprintf("(sftp) upload %s -> %s, mode %o", local, remote, mode);
+		char *what = ret ? xstrdup(err_msg(mc->err)) :
+			     xasprintf("done, sha256 verified%s", how.buf);
 
-		runlog_action(mc->log, mc->host, mc->stage, line,
-			      ret ? err_msg(mc->err) : "done, sha256 verified");
+		runlog_action(mc->log, mc->host, mc->stage, line, what);
+		free(what);
 		free(line);
 	}
 	if (!ret)
-		mod_note(mc, "uploaded %s", remote);
+		mod_note(mc, "uploaded %s%s", remote, how.buf);
+	strbuf_release(&how);
 	return ret;
 }
 

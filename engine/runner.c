@@ -267,14 +267,14 @@ int task_exec(struct task_ctx *t, size_t i, const struct remote_cmd *cmd,
 }
 
 int task_upload(struct task_ctx *t, size_t i, const char *local, const char *remote,
-		unsigned mode, struct err *err)
+		unsigned mode, struct upload_result *ur, struct err *err)
 {
 	struct conn *conn;
 	int rc = slot_conn(t->r, t->task->hosts[i], &conn, err);
 
 	if (rc)
 		return rc;
-	return conn_upload(conn, local, remote, (mode_t)mode, t->r->deadline_ms, err);
+	return conn_upload(conn, local, remote, (mode_t)mode, t->r->deadline_ms, ur, err);
 }
 
 static int cmp_size(const void *a, const void *b)

@@ -94,8 +94,9 @@ void runner_cancel(struct runner *r);
 const struct host *task_host(struct task_ctx *t, size_t i);
 int task_exec(struct task_ctx *t, size_t i, const struct remote_cmd *cmd,
 	      struct cmd_result *res, struct err *err);
+/* conn_upload on host i; ur may be NULL. */
 int task_upload(struct task_ctx *t, size_t i, const char *local, const char *remote,
-		unsigned mode, struct err *err);
+		unsigned mode, struct upload_result *ur, struct err *err);
 /*
  * Closes the connection to the task's host i now: for one-shot work (a
  * precheck's single round trip) on hundreds of hosts, so that finished

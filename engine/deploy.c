@@ -277,10 +277,12 @@ static int run_module(struct host_job *job)
 
 /*
  * The probes of this host's stages from here on, in one round trip, when
- * nothing has been applied yet (prefetch.h). Any failure only costs the
- * round trip: the checks then ask the host themselves.
+ * nothing has been applied yet (prefetch.h). A script that fails only costs
+ * the round trip: the checks then ask the host themselves. A host that does
+ * not answer at all (timeout, connection lost) fails the stage now with
+ * that error, rather than making each check wait out the timeout again.
  */
-static void prefetch_host(struct host_job *job, struct task_ctx *t)
+static int prefetch_host(struct host_job *job, struct task_ctx *t)
 {
 	struct deploy *d = job->d;
 	struct probe_slot **slots = xcalloc(d->pb->nstages, sizeof(*slots));
@@ -289,6 +291,7 @@ static void prefetch_host(struct host_job *job, struct task_ctx *t)
 	struct remote_cmd rc = { .command = "sh -s", .max_output = 8u << 20 };
 	struct err err = ERR_INIT;
 	size_t n = 0;
+	int ret = 0;
 
 	if (d->prefetch_tried[job->host] || atomic_load(&d->applied) || d->cancelled)
 		goto out;
@@ -307,14 +310,20 @@ static void prefetch_host(struct host_job *job, struct task_ctx *t)
 	rc.input = script.buf;
 	rc.input_len = script.len;
 	cmd_result_init(&res);
-	if (!task_exec(t, 0, &rc, &res, &err))
+	if ((ret = task_exec(t, 0, &rc, &res, &err)))
+		err_set(job->mc.err, ret, "%s", err_msg(&err));
+	else if (res.outcome == CMD_TIMED_OUT || res.outcome == CMD_LOST)
+		ret = err_set(job->mc.err, res.outcome == CMD_TIMED_OUT ? ERR_TIMEOUT : ERR_SSH,
+			      "%s: the probes of stages %s", res.outcome == CMD_TIMED_OUT ?
+			      "timed out" : "connection lost", line.buf);
+	else
 		prefetch_parse(slots, n, d->probe_token, &res, &err);
 	if (d->log) {
 		char *what = xasprintf("sh -s  # stdin: the check probes of stages %s, in one "
 				       "round trip", line.buf);
 
 		runlog_command(d->log, host_name(d, job->host), "prefetch", what,
-			       err.code ? NULL : &res, err.code ? err_msg(&err) : NULL);
+			       ret ? NULL : &res, ret ? err_msg(job->mc.err) : NULL);
 		free(what);
 	}
 	cmd_result_release(&res);
@@ -323,16 +332,18 @@ out:
 	strbuf_release(&script);
 	strbuf_release(&line);
 	free(slots);
+	return ret;
 }
 
 static int host_task(struct task_ctx *t, void *arg)
 {
 	struct host_job *job = arg;
+	int rc;
 
 	job->mc.task = t;
 	job->mc.err = task_err(t);
-	if (!job->mc.local)
-		prefetch_host(job, t);
+	if (!job->mc.local && (rc = prefetch_host(job, t)))
+		return phase_fail(&job->mc, rc, "check");
 	return run_module(job);
 }
 

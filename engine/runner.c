@@ -277,6 +277,22 @@ int task_upload(struct task_ctx *t, size_t i, const char *local, const char *rem
 	return conn_upload(conn, local, remote, (mode_t)mode, t->r->deadline_ms, err);
 }
 
+int task_shell(struct task_ctx *t, size_t i, unsigned cols, unsigned rows,
+	       struct conn_shell **ret, struct err *err)
+{
+	struct conn *conn;
+	int rc = slot_conn(t->r, t->task->hosts[i], &conn, err);
+
+	*ret = NULL;
+	return rc ? rc : conn_shell_open(conn, cols, rows, ret, err);
+}
+
+/* The run's deadline (monotonic ms, 0: none): interactive work keeps to it too. */
+long long task_deadline(struct task_ctx *t)
+{
+	return t->r->deadline_ms;
+}
+
 static int cmp_size(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;

@@ -195,9 +195,13 @@ bool cli_is_pager(const char *line)
 {
 	unsigned a, b;
 	char rest[32];
+	bool colon = false;
 
 	while (*line == ' ' || *line == ':')
-		line++;
+		colon |= *line++ == ':';
+	/* less's plain prompt: a lone colon. */
+	if (colon && !*line)
+		return true;
 	if (!strncmp(line, "--More--", 8) || !strncmp(line, "-- More --", 10) ||
 	    !strncmp(line, "(END)", 5))
 		return true;

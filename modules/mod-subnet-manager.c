@@ -292,29 +292,45 @@ out:
 	return rc;
 }
 
-/* The SM must run once configured. */
+/* The value of "KEY   : value" in show output ("" when absent). */
+static void show_field(const char *out, const char *key, struct strbuf *val)
+{
+	const char *p = strstr(out, key);
+	const char *colon = p ? strchr(p, ':') : NULL;
+
+	strbuf_reset(val);
+	if (!colon)
+		return;
+	colon += 1 + strspn(colon + 1, " ");
+	strbuf_add(val, colon, strcspn(colon, "\n"));
+	strbuf_rtrim(val);
+}
+
+/*
+ * The SM must run once configured. Its port GUID goes to the run's notes,
+ * so that a rogue master named by sm_fabric stands beside the one expected.
+ */
 static int sw_running(struct mod_ctx *mc, struct mod_cli *cli)
 {
-	struct strbuf cmd = STRBUF_INIT, out = STRBUF_INIT, run = STRBUF_INIT;
+	struct strbuf cmd = STRBUF_INIT, out = STRBUF_INIT, val = STRBUF_INIT;
 	int rc;
 
 	strbuf_addf(&cmd, "show ib smnode %s", mod_get(mc, "smnode"));
 	rc = mod_cli_run(cli, cmd.buf, &out);
+	if (!rc)
+		show_field(out.buf, "SM running", &val);
+	if (!rc && strcmp(val.buf, "running"))
+		rc = mod_fail(mc, ERR_STATE, "switch %s: the SM on smnode %s is configured but "
+			      "not running (SM running: %s)", mod_host(mc), mod_get(mc, "smnode"),
+			      val.len ? val.buf : "absent");
 	if (!rc) {
-		const char *p = strstr(out.buf, "SM running");
-		const char *colon = p ? strchr(p, ':') : NULL;
-
-		if (colon)
-			strbuf_add(&run, colon + 1, strcspn(colon + 1, "\n"));
-		strbuf_rtrim(&run);
-		if (strcmp(run.buf + strspn(run.buf, " "), "running"))
-			rc = mod_fail(mc, ERR_STATE, "switch %s: the SM on smnode %s is "
-				      "configured but not running (%s)", mod_host(mc),
-				      mod_get(mc, "smnode"), p ? run.buf : "no SM running line");
+		show_field(out.buf, "Port GUID", &val);
+		mod_note(mc, "SM on smnode %s runs, port GUID %s, priority %s", mod_get(mc, "smnode"),
+			 val.len ? val.buf : "unknown", mod_param_str(mc, "priority"));
 	}
 	strbuf_release(&cmd);
 	strbuf_release(&out);
-	strbuf_release(&run);
+	strbuf_release(&val);
 	return rc;
 }
 

@@ -3,7 +3,7 @@
  * transcripts are byte streams as an MLNX-OS switch sends them over a pty
  * (prompts as NVIDIA's MLNX-OS manual prints them, \r\n line ends, the echo
  * of what was typed, less's "lines 1-23" pager erased with \r ESC[K, "% ..."
- * errors); see tests/fixtures/SOURCES.md. A fake stream hands each chunk
+ * errors); see tests/fixtures/switch/SOURCES.md. A fake stream hands each chunk
  * over only after the client wrote enough (a command, a pager key), so the
  * tests also prove what the session sends.
  */

@@ -246,6 +246,7 @@ static void test_timeout_and_eof(void **state)
 	err_clear(&err);
 
 	/* A session the switch closes is an error at once, not a timeout. */
+	strbuf_release(&f.written);
 	f = (struct fake){ stuck, 1, 0, 0, STRBUF_INIT, true };
 	assert_int_equal(cli_open(&io, "ibsw01", 5000, NULL, &c, &err), 0);
 	t0 = now_ms();
@@ -256,6 +257,7 @@ static void test_timeout_and_eof(void **state)
 	err_clear(&err);
 
 	/* A login that never shows a prompt fails and leaves nothing behind. */
+	strbuf_release(&f.written);
 	f = (struct fake){ stuck, 0, 0, 0, STRBUF_INIT, false };
 	assert_int_equal(cli_open(&io, "ibsw01", 200, NULL, &c, &err), ERR_TIMEOUT);
 	assert_null(c);

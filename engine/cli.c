@@ -278,8 +278,9 @@ static void tail_lines(const struct strbuf *text, struct strbuf *out)
 static int wait_prompt(struct cli *c, const char *what, long long deadline,
 		       struct strbuf *text, struct err *err)
 {
-	struct strbuf raw = STRBUF_INIT, tail = STRBUF_INIT;
+	struct strbuf raw = STRBUF_INIT, tail = STRBUF_INIT, host = STRBUF_INIT;
 	size_t answered_at = (size_t)-1;
+	enum cli_mode mode;
 	int rc = 0;
 
 	for (;;) {
@@ -290,7 +291,16 @@ static int wait_prompt(struct cli *c, const char *what, long long deadline,
 		strbuf_reset(text);
 		cli_render(raw.buf, raw.len, text);
 		last = last_line(text);
-		if (cli_parse_prompt(last, &c->mode, &c->devname)) {
+		/*
+		 * Once the device's name is known, only a prompt with that name
+		 * ends a command: a half-read output line that happens to end in
+		 * '#' or '>' does not.
+		 */
+		if (cli_parse_prompt(last, &mode, &host) &&
+		    (!c->devname.len || !strcmp(host.buf, c->devname.buf))) {
+			c->mode = mode;
+			strbuf_reset(&c->devname);
+			strbuf_add(&c->devname, host.buf, host.len);
 			strbuf_setlen(text, (size_t)(last - text->buf));
 			break;
 		}
@@ -333,6 +343,7 @@ static int wait_prompt(struct cli *c, const char *what, long long deadline,
 		drop_pager_lines(text);
 	strbuf_release(&raw);
 	strbuf_release(&tail);
+	strbuf_release(&host);
 	return rc;
 }
 

@@ -165,9 +165,11 @@ static const struct chunk login_and_config[] = {
 	/* show running-config: two pages */
 	{ 6, "show running-config\r\n##\r\n## Running database \"initial\"\r\n"
 	     "## Hostname: ibsw01\r\n##\r\n\r\n##\r\n## Subnet Manager configuration\r\n##\r\n" },
-	{ 6, "   ib smnode ibsw01 enable\r\nlines 1-9 " },
+	{ 6, "   ib smnode ibsw01 enable\r\n" },
+	{ 6, "core-sw1 >" },   /* a line cut where it looks like a prompt */
+	{ 6, " ibsw01 1/36\r\nlines 1-10 " },
 	{ 7, "\r\033[K   ib smnode ibsw01 sm-priority 14\r\n   ib sm virt enable\r\n"
-	     "lines 10-11 " },
+	     "lines 11-12 " },
 	{ 8, "\r\033[K\r\n##\r\n## Network management configuration\r\n##\r\n"
 	     "   clock timezone UTC\r\n" PROMPT_CONF },
 	/* a typo */
@@ -200,7 +202,8 @@ static void test_session(void **state)
 	assert_string_equal(out.buf,
 			    "##\n## Running database \"initial\"\n## Hostname: ibsw01\n##\n\n##\n"
 			    "## Subnet Manager configuration\n##\n"
-			    "   ib smnode ibsw01 enable\n   ib smnode ibsw01 sm-priority 14\n"
+			    "   ib smnode ibsw01 enable\ncore-sw1 > ibsw01 1/36\n"
+			    "   ib smnode ibsw01 sm-priority 14\n"
 			    "   ib sm virt enable\n\n##\n## Network management configuration\n##\n"
 			    "   clock timezone UTC\n");
 	assert_int_equal(cli_pages(c), 2);

@@ -17,12 +17,11 @@
  * console has, so long output goes through the pager as for a person. */
 #define CLI_COLS 200
 #define CLI_ROWS 24
-/* A CLI command answers in seconds; the login takes the banner's time. */
-#define CLI_DEFAULT_TIMEOUT_S 60
+/* Where neither the stage nor the run sets a limit, a CLI still gets one. */
+#define CLI_DEFAULT_TIMEOUT_S 600
 
 struct mod_cli {
 	struct mod_ctx *mc;
-	char *step;                 /* prefixes errors: "apply: switch ibsw01: ..." */
 	struct conn_shell *sh;
 	struct cli_io io;
 	struct cli *cli;
@@ -41,13 +40,12 @@ static int io_write(void *arg, const char *buf, size_t len, struct err *err)
 	return conn_shell_write(arg, buf, len, err);
 }
 
+/* The same limit as mod_exec's commands: the stage's, else the run's. */
 static unsigned timeout_ms(const struct mod_ctx *mc)
 {
-	long long ms = (mc->timeout_s ? mc->timeout_s : CLI_DEFAULT_TIMEOUT_S) * 1000LL;
-	long long deadline = task_deadline(mc->task);
+	long long deadline = task_step_deadline(mc->task, mc->timeout_s * 1000);
+	long long ms = deadline ? deadline - now_ms() : CLI_DEFAULT_TIMEOUT_S * 1000LL;
 
-	if (deadline && deadline - now_ms() < ms)
-		ms = deadline - now_ms();
 	return ms > 0 ? (unsigned)ms : 1;
 }
 
@@ -73,8 +71,13 @@ static void log_cli(struct mod_ctx *mc, const char *command, const struct strbuf
 	free(line);
 }
 
-int mod_cli_open(struct mod_ctx *mc, const char *step, struct mod_cli **ret)
+static const char *const phase_names[] = {
+	[PHASE_CHECK] = "check", [PHASE_APPLY] = "apply", [PHASE_VERIFY] = "verify",
+};
+
+int mod_cli_open(struct mod_ctx *mc, struct mod_cli **ret)
 {
+	const char *step = phase_names[mc->phase];
 	struct mod_cli *c;
 	struct strbuf banner = STRBUF_INIT;
 	long long start = now_ms();
@@ -82,20 +85,26 @@ int mod_cli_open(struct mod_ctx *mc, const char *step, struct mod_cli **ret)
 
 	*ret = NULL;
 	if (mc->local || !mc->task)
-		return mod_fail(mc, ERR_USAGE, "%s: a switch CLI needs a remote host, not a "
-				"local stage", step);
+		return mod_fail(mc, ERR_USAGE, "a switch CLI needs a remote host, not a "
+				"local stage");
 	if (mc->cancelled && *mc->cancelled)
 		return err_set(mc->err, ERR_CANCELLED, "stopped before the CLI login");
 	c = xcalloc(1, sizeof(*c));
 	c->mc = mc;
-	c->step = xstrdup(step);
 	rc = task_shell(mc->task, 0, CLI_COLS, CLI_ROWS, &c->sh, mc->err);
 	if (!rc) {
 		c->io = (struct cli_io){ io_read, io_write, c->sh };
 		rc = cli_open(&c->io, mc->host, timeout_ms(mc), &banner, &c->cli, mc->err);
 	}
-	if (rc)
+	/*
+	 * The deploy names the phase of a module's failure, but not of a
+	 * connection's (an unreachable host is just that): here the login is
+	 * the step that failed, so say which phase it was in.
+	 */
+	if (rc == ERR_CONNECT || rc == ERR_HOSTKEY || rc == ERR_AUTH)
 		err_prefix(mc->err, "%s: switch CLI login to %s failed: ", step, mc->host);
+	else if (rc)
+		err_prefix(mc->err, "switch CLI login to %s failed: ", mc->host);
 	log_cli(mc, "(login)", &banner, rc, start);
 	strbuf_release(&banner);
 	if (rc) {
@@ -117,8 +126,6 @@ int mod_cli_run(struct mod_cli *c, const char *command, struct strbuf *out)
 		return err_set(mc->err, ERR_CANCELLED, "stopped before: cli: %s", command);
 	}
 	rc = cli_run(c->cli, command, timeout_ms(mc), out, mc->err);
-	if (rc)
-		err_prefix(mc->err, "%s: ", c->step);
 	log_cli(mc, command, out, rc, start);
 	return rc;
 }
@@ -141,6 +148,5 @@ void mod_cli_close(struct mod_cli *c)
 	}
 	cli_free(c->cli);
 	conn_shell_close(c->sh);
-	free(c->step);
 	free(c);
 }

@@ -287,10 +287,15 @@ int task_shell(struct task_ctx *t, size_t i, unsigned cols, unsigned rows,
 	return rc ? rc : conn_shell_open(conn, cols, rows, ret, err);
 }
 
-/* The run's deadline (monotonic ms, 0: none): interactive work keeps to it too. */
-long long task_deadline(struct task_ctx *t)
+long long task_step_deadline(struct task_ctx *t, unsigned timeout_ms)
 {
-	return t->r->deadline_ms;
+	struct remote_cmd in = { .timeout_ms = timeout_ms }, c;
+	long long run = command_deadline(t->r, &in, &c);
+	long long step = c.timeout_ms ? now_ms() + c.timeout_ms : 0;
+
+	if (!step)
+		return run;
+	return run && run < step ? run : step;
 }
 
 static int cmp_size(const void *a, const void *b)

@@ -104,8 +104,12 @@ int task_upload(struct task_ctx *t, size_t i, const char *local, const char *rem
  */
 int task_shell(struct task_ctx *t, size_t i, unsigned cols, unsigned rows,
 	       struct conn_shell **ret, struct err *err);
-/* The run's deadline as a now_ms() time, 0 for none. */
-long long task_deadline(struct task_ctx *t);
+/*
+ * When a step that starts now must end, as a now_ms() time: after
+ * timeout_ms (0: the run's per-command timeout, as task_exec uses), and
+ * never after the run's deadline. 0: no limit at all.
+ */
+long long task_step_deadline(struct task_ctx *t, unsigned timeout_ms);
 /*
  * Closes the connection to the task's host i now: for one-shot work (a
  * precheck's single round trip) on hundreds of hosts, so that finished

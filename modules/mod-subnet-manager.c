@@ -266,12 +266,11 @@ static bool has_unsaved(const char *files)
 }
 
 /* Logs in, enters enable mode and reads the SM's configuration. */
-static int sw_read(struct mod_ctx *mc, const char *step, struct mod_cli **ret_cli,
-		   struct sw_state *st)
+static int sw_read(struct mod_ctx *mc, struct mod_cli **ret_cli, struct sw_state *st)
 {
 	struct strbuf out = STRBUF_INIT;
 	const char *name;
-	int rc = mod_cli_open(mc, step, ret_cli);
+	int rc = mod_cli_open(mc, ret_cli);
 
 	if (rc)
 		goto out;
@@ -346,7 +345,7 @@ static int sw_check(struct mod_ctx *mc)
 	struct sw_state st = { 0 };
 	struct mod_cli *cli = NULL;
 	const char *name;
-	int rc = sw_read(mc, "check", &cli, &st);
+	int rc = sw_read(mc, &cli, &st);
 
 	if (rc)
 		goto out;
@@ -379,7 +378,7 @@ static int sw_apply(struct mod_ctx *mc)
 	const char *name = mod_get(mc, "smnode");
 	struct strbuf cmd = STRBUF_INIT, out = STRBUF_INIT;
 	struct mod_cli *cli = NULL;
-	int rc = mod_cli_open(mc, "apply", &cli);
+	int rc = mod_cli_open(mc, &cli);
 
 	if (!rc)
 		rc = mod_cli_run(cli, "enable", &out);

@@ -165,11 +165,11 @@ int mod_put_template(struct mod_ctx *mc, const char *tmpl, const char *path,
  * mod_cli_run returns the command's output with echo, pager and terminal
  * codes removed; a "% ..." error line, a timeout or a lost session fails
  * through mod_fail's error with the host and the command named. Every
- * command and its output go to the run log (secrets redacted). `step` says
- * what the module was doing ("check", "apply") for a failed login.
+ * command and its output go to the run log (secrets redacted). A failed
+ * login names the host and the phase (check, apply, verify) it was in.
  */
 struct mod_cli;
-int mod_cli_open(struct mod_ctx *mc, const char *step, struct mod_cli **ret);
+int mod_cli_open(struct mod_ctx *mc, struct mod_cli **ret);
 int mod_cli_run(struct mod_cli *cli, const char *command, struct strbuf *out);
 /* The device's name as its prompt shows it ("ibsw01"). */
 const char *mod_cli_devname(const struct mod_cli *cli);

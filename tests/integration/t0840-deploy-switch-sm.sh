@@ -7,7 +7,8 @@
 # switch and not saved is put back and saved. A switch that refuses the
 # login fails its stage with the host and step named, changes nothing on
 # it, and the GPU hosts' own stages still run. A rogue second master fails
-# sm_fabric naming its GUID, beside the note with the switch's GUID.
+# sm_fabric naming its GUID, beside the note with the switch's GUID. A
+# switch that hangs before its prompt fails within the per-command limit.
 . "$(dirname "$0")/lib.sh"
 [ "$(uname -m)" = x86_64 ] || skip "the test bundles are x86_64"
 sim_up -n 3 --state bare --switch
@@ -73,6 +74,14 @@ summary "$out" ofed ok 'dgx\[01-03\]'
 out=$(deploy) || fail "deploy after the login came back: $out"
 summary "$out" subnet_manager changed ibsw01
 switch_cli 'show ib smnode ibsw01 sm-priority' | grep -qx 14 || fail "priority not 14"
+
+# A switch that never shows its prompt: the run's per-command limit ends the wait.
+"$BRINGUP" sim fault ibsw01 hang >/dev/null || fail "fault hang"
+t0=$(date +%s)
+out=$(deploy --timeout 3 --tags sm) && fail "deploy passed with a hung switch: $out"
+[ $(($(date +%s) - t0)) -lt 30 ] || fail "a hung switch held the run for $(($(date +%s) - t0)) s"
+summary "$out" subnet_manager failed "ibsw01: check: switch CLI login to ibsw01 failed: switch ibsw01: no CLI prompt after login .*"
+"$BRINGUP" sim fault ibsw01 clear >/dev/null || fail "clear hang"
 
 # A rogue master beside the switch's SM.
 "$BRINGUP" sim fault dgx02 two-sm-masters >/dev/null || fail "fault two-sm-masters"

@@ -14,6 +14,8 @@
 #define CLI_MAX_PAGES 10000
 /* Reads wait at most this long, so deadlines are checked often. */
 #define CLI_READ_SLICE_MS 200
+/* A pager still waiting this long after its key got none: answer again. */
+#define CLI_PAGER_RETRY_MS 1000
 
 struct cli {
 	const struct cli_io *io;
@@ -280,6 +282,7 @@ static int wait_prompt(struct cli *c, const char *what, long long deadline,
 {
 	struct strbuf raw = STRBUF_INIT, tail = STRBUF_INIT, host = STRBUF_INIT;
 	size_t answered_at = (size_t)-1;
+	long long answered_ms = 0;
 	enum cli_mode mode;
 	int rc = 0;
 
@@ -304,8 +307,15 @@ static int wait_prompt(struct cli *c, const char *what, long long deadline,
 			strbuf_setlen(text, (size_t)(last - text->buf));
 			break;
 		}
-		if (cli_is_pager(last) && answered_at != raw.len) {
+		/*
+		 * A key that reached the device before its pager read the
+		 * terminal is lost (or lands on the next command line, where a
+		 * blank does no harm): a pager that did not move gets another.
+		 */
+		if (cli_is_pager(last) &&
+		    (answered_at != raw.len || now_ms() - answered_ms >= CLI_PAGER_RETRY_MS)) {
 			answered_at = raw.len;
+			answered_ms = now_ms();
 			if (++c->pages > CLI_MAX_PAGES) {
 				rc = err_set(err, ERR_REMOTE, "switch %s: %s: the pager never ends",
 					     c->host, what);

@@ -224,6 +224,32 @@ static void test_session(void **state)
 	strbuf_release(&f.written);
 }
 
+/* The first key reached the device before its pager read the terminal. */
+static const struct chunk lost_key[] = {
+	{ 0, "ibsw01 [standalone: master] # " },
+	{ 2, "show ib smnode ibsw01\r\nibsw01:\r\n  SM enabled : yes\r\nlines 1-2 " },
+	{ 4, "\r\033[K  SM running : running\r\nibsw01 [standalone: master] # " },
+};
+
+static void test_pager_key_lost(void **state)
+{
+	struct fake f = { lost_key, 3, 0, 0, STRBUF_INIT, false };
+	struct cli_io io = { fake_read, fake_write, &f };
+	struct strbuf out = STRBUF_INIT;
+	struct err err = ERR_INIT;
+	struct cli *c = NULL;
+
+	(void)state;
+	assert_int_equal(cli_open(&io, "ibsw01", 5000, NULL, &c, &err), 0);
+	assert_int_equal(cli_run(c, "show ib smnode ibsw01", 5000, &out, &err), 0);
+	assert_string_equal(out.buf, "ibsw01:\n  SM enabled : yes\n  SM running : running\n");
+	assert_int_equal(cli_pages(c), 2);
+	assert_string_equal(f.written.buf, "show ib smnode ibsw01\n  ");
+	cli_free(c);
+	strbuf_release(&out);
+	strbuf_release(&f.written);
+}
+
 static const struct chunk stuck[] = {
 	{ 0, "ibsw01 [standalone: master] > " },
 	{ 2, "show ib sm\r\nenable\r\n" }, /* and then nothing: no prompt */
@@ -277,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_prompts),
 		cmocka_unit_test(test_pagers_and_errors),
 		cmocka_unit_test(test_session),
+		cmocka_unit_test(test_pager_key_lost),
 		cmocka_unit_test(test_timeout_and_eof),
 	};
 

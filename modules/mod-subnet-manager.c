@@ -212,63 +212,50 @@ struct sw_state {
 	long priority;         /* -1: no sm-priority line (the switch's default) */
 };
 
-/* Whether `line` (leading blanks skipped) is exactly "ib smnode NAME rest". */
-static bool smnode_line(const char *line, size_t len, const char *name, const char *rest)
+/* The value of "KEY   : value" in show output ("" when absent). */
+static void show_field(const char *out, const char *key, struct strbuf *val)
 {
-	struct strbuf want = STRBUF_INIT;
-	bool same;
+	const char *p = strstr(out, key);
+	const char *colon = p ? strchr(p, ':') : NULL;
 
-	while (len && (*line == ' ' || *line == '\t'))
-		line++, len--;
-	strbuf_addf(&want, "ib smnode %s %s", name, rest);
-	same = len == want.len && !memcmp(line, want.buf, len);
-	strbuf_release(&want);
-	return same;
+	strbuf_reset(val);
+	if (!colon)
+		return;
+	colon += 1 + strspn(colon + 1, " ");
+	strbuf_add(val, colon, strcspn(colon, "\n"));
+	strbuf_rtrim(val);
 }
 
+/* The ib lines of show running-config (indented in their section) for smnode `name`. */
 static void parse_running_config(const char *cfg, const char *name, struct sw_state *st)
 {
-	struct strbuf prefix = STRBUF_INIT;
+	struct strbuf enable = STRBUF_INIT, prio = STRBUF_INIT;
 
 	st->enabled = st->virt = false;
 	st->priority = -1;
-	strbuf_addf(&prefix, "ib smnode %s sm-priority ", name);
+	strbuf_addf(&enable, "ib smnode %s enable", name);
+	strbuf_addf(&prio, "ib smnode %s sm-priority ", name);
 	for (const char *p = cfg; *p;) {
-		size_t len = strcspn(p, "\n");
-		const char *l = p;
-		size_t n = len;
+		size_t len = strcspn(p, "\n"), blanks = strspn(p, " \t");
+		const char *l = p + (blanks < len ? blanks : len);
+		size_t n = len - (size_t)(l - p);
 
-		while (n && (*l == ' ' || *l == '\t'))
-			l++, n--;
-		if (smnode_line(p, len, name, "enable"))
+		if (n == enable.len && !memcmp(l, enable.buf, n))
 			st->enabled = true;
 		else if (n == 17 && !memcmp(l, "ib sm virt enable", 17))
 			st->virt = true;
-		else if (n > prefix.len && !memcmp(l, prefix.buf, prefix.len))
-			st->priority = strtol(l + prefix.len, NULL, 10);
+		else if (n > prio.len && !memcmp(l, prio.buf, prio.len))
+			st->priority = strtol(l + prio.len, NULL, 10);
 		p += len + (p[len] == '\n');
 	}
-	strbuf_release(&prefix);
-}
-
-/* "Unsaved changes     : yes" in show configuration files. */
-static bool has_unsaved(const char *files)
-{
-	const char *p = strstr(files, "Unsaved changes");
-	const char *colon = p ? strchr(p, ':') : NULL;
-
-	if (!colon)
-		return false;
-	colon++;
-	while (*colon == ' ')
-		colon++;
-	return !strncmp(colon, "yes", 3);
+	strbuf_release(&enable);
+	strbuf_release(&prio);
 }
 
 /* Logs in, enters enable mode and reads the SM's configuration. */
 static int sw_read(struct mod_ctx *mc, struct mod_cli **ret_cli, struct sw_state *st)
 {
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, val = STRBUF_INIT;
 	const char *name;
 	int rc = mod_cli_open(mc, ret_cli);
 
@@ -284,25 +271,14 @@ static int sw_read(struct mod_ctx *mc, struct mod_cli **ret_cli, struct sw_state
 		parse_running_config(out.buf, name, st);
 	if (!rc)
 		rc = mod_cli_run(*ret_cli, "show configuration files", &out);
-	if (!rc)
-		st->unsaved = has_unsaved(out.buf);
+	if (!rc) {
+		show_field(out.buf, "Unsaved changes", &val);
+		st->unsaved = !strcmp(val.buf, "yes");
+	}
 out:
 	strbuf_release(&out);
+	strbuf_release(&val);
 	return rc;
-}
-
-/* The value of "KEY   : value" in show output ("" when absent). */
-static void show_field(const char *out, const char *key, struct strbuf *val)
-{
-	const char *p = strstr(out, key);
-	const char *colon = p ? strchr(p, ':') : NULL;
-
-	strbuf_reset(val);
-	if (!colon)
-		return;
-	colon += 1 + strspn(colon + 1, " ");
-	strbuf_add(val, colon, strcspn(colon, "\n"));
-	strbuf_rtrim(val);
 }
 
 /*

@@ -529,6 +529,75 @@ int conn_exec(struct conn *c, const struct remote_cmd *cmd, long long deadline_m
 	return 0;
 }
 
+struct conn_shell {
+	struct conn *c;
+	ssh_channel ch;
+};
+
+int conn_shell_open(struct conn *c, unsigned cols, unsigned rows,
+		    struct conn_shell **ret, struct err *err)
+{
+	struct conn_shell *sh = xcalloc(1, sizeof(*sh));
+
+	*ret = NULL;
+	sh->c = c;
+	sh->ch = ssh_channel_new(c->s);
+	if (!sh->ch || ssh_channel_open_session(sh->ch) != SSH_OK)
+		goto fail;
+	/* A pty is what makes a switch start its interactive CLI. */
+	if (ssh_channel_request_pty_size(sh->ch, "vt100", (int)cols, (int)rows) != SSH_OK ||
+	    ssh_channel_request_shell(sh->ch) != SSH_OK)
+		goto fail;
+	*ret = sh;
+	return 0;
+fail:
+	err_set(err, ERR_SSH, "host %s: cannot open an interactive session: %s", c->name,
+		ssh_get_error(c->s));
+	conn_shell_close(sh);
+	return ERR_SSH;
+}
+
+int conn_shell_write(struct conn_shell *sh, const char *buf, size_t len, struct err *err)
+{
+	if (len && ssh_channel_write(sh->ch, buf, (uint32_t)len) == SSH_ERROR)
+		return err_set(err, ERR_SSH, "host %s: cannot write to the session: %s",
+			       sh->c->name, ssh_get_error(sh->c->s));
+	return 0;
+}
+
+int conn_shell_read(struct conn_shell *sh, struct strbuf *out, size_t max, int timeout_ms,
+		    bool *ret_eof, struct err *err)
+{
+	char buf[4096];
+	size_t want = max < sizeof(buf) ? max : sizeof(buf);
+	int n;
+
+	*ret_eof = false;
+	if (!want)
+		return 0;
+	n = ssh_channel_read_timeout(sh->ch, buf, (uint32_t)want, 0, timeout_ms);
+	if (n == SSH_ERROR)
+		return err_set(err, ERR_SSH, "host %s: session lost: %s", sh->c->name,
+			       ssh_get_error(sh->c->s));
+	if (n > 0)
+		strbuf_add(out, buf, (size_t)n);
+	if (n <= 0 && (ssh_channel_is_eof(sh->ch) || ssh_channel_is_closed(sh->ch)))
+		*ret_eof = true;
+	return n > 0 ? n : 0;
+}
+
+void conn_shell_close(struct conn_shell *sh)
+{
+	if (!sh)
+		return;
+	if (sh->ch) {
+		if (ssh_channel_is_open(sh->ch))
+			ssh_channel_close(sh->ch);
+		ssh_channel_free(sh->ch);
+	}
+	free(sh);
+}
+
 static int sha256_file(const char *path, char hex[65], struct err *err)
 {
 	/* libssh has no public streaming SHA-256; sha256sum(1) is on the admin

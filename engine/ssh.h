@@ -116,6 +116,27 @@ struct upload_result {
 int conn_upload(struct conn *c, const char *local_path, const char *remote_path,
 		mode_t mode, long long deadline_ms, struct upload_result *ur, struct err *err);
 
+/*
+ * An interactive session: a channel with a pseudo-terminal of cols x rows
+ * and the login shell on it (a switch's CLI, not a POSIX shell). Nothing
+ * here waits without a bound: reads take a timeout, writes go out at once.
+ * The shell belongs to the conn's thread like everything else on it, and
+ * must be closed before the conn.
+ */
+struct conn_shell;
+/* *ret owned by the caller (conn_shell_close). */
+int conn_shell_open(struct conn *c, unsigned cols, unsigned rows,
+		    struct conn_shell **ret, struct err *err);
+int conn_shell_write(struct conn_shell *sh, const char *buf, size_t len, struct err *err);
+/*
+ * Appends what arrives within timeout_ms (at most `max` bytes) to out and
+ * returns how many bytes came (0: nothing in time), or an error when the
+ * connection broke. *ret_eof becomes true once the far end closed.
+ */
+int conn_shell_read(struct conn_shell *sh, struct strbuf *out, size_t max, int timeout_ms,
+		    bool *ret_eof, struct err *err);
+void conn_shell_close(struct conn_shell *sh);
+
 /* Builds the shell line conn_exec sends (exposed for tests). Caller owns sb. */
 void remote_cmd_line(const struct remote_cmd *cmd, struct strbuf *sb);
 

@@ -84,6 +84,9 @@ int mod_cli_open(struct mod_ctx *mc, struct mod_cli **ret)
 	int rc;
 
 	*ret = NULL;
+	/* deploy's prefetch planning: a CLI dialogue cannot travel in a script. */
+	if (mc->capture)
+		return err_set(mc->err, ERR_DEFERRED, "deferred: switch CLI login");
 	if (mc->local || !mc->task)
 		return mod_fail(mc, ERR_USAGE, "a switch CLI needs a remote host, not a "
 				"local stage");

@@ -48,6 +48,15 @@ echo "$log" | grep -qx '   ib smnode ibsw01 enable' || fail "running-config not 
 out=$(deploy) || fail "second deploy: $out"
 echo "$out" | grep -q '^total: ok=[0-9]* changed=0 failed=0' || fail "second run changed: $out"
 
+# precheck leaves the switch alone (no shell there) and finds the fabric's
+# one master SM from every node.
+out=$("$BRINGUP" precheck -i "$INV" --checks sm.master -o json 2>"$TEST_DIR/pre.err") ||
+	fail "precheck after the switch SM: $out $(cat "$TEST_DIR/pre.err")"
+grep -q '^bringup precheck: not probed: ibsw01 (ib_switch' "$TEST_DIR/pre.err" ||
+	fail "switch not left out: $(cat "$TEST_DIR/pre.err")"
+echo "$out" | grep -q '"ibsw01"' && fail "precheck probed the switch: $out"
+echo "$out" | grep -q '"dgx03"' || fail "precheck left out a node: $out"
+
 # Drift on the switch, not saved: put back and saved.
 switch_cli 'configure terminal
 no ib sm virt enable' >/dev/null

@@ -24,7 +24,7 @@ static int copy_task(struct task_ctx *t, void *arg)
 {
 	struct copy_job *job = arg;
 
-	return task_upload(t, 0, job->local, job->remote, job->mode, task_err(t));
+	return task_upload(t, 0, job->local, job->remote, job->mode, NULL, task_err(t));
 }
 
 static void usage(FILE *f)

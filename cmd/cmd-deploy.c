@@ -458,7 +458,7 @@ int cmd_deploy(int argc, char **argv)
 	struct run_paths rp = { 0 };
 	struct err err = ERR_INIT;
 	struct out o = { 0 };
-	int status = EXIT_OK, rc;
+	int status = EXIT_OK, rc, lock_fd = -1;
 
 	rc = parse_args(argc, argv, &a);
 	if (rc || a.list) {
@@ -490,7 +490,8 @@ int cmd_deploy(int argc, char **argv)
 		rp.run_id = xasprintf("%s-check", id);
 		rp.run_dir = xasprintf("%s/runs/%s", rp.state_dir, rp.run_id);
 		free(id);
-	} else if (open_journal(inv, pb, a.inv_path, a.resume, &rp, &journal, &err)) {
+	} else if (run_lock(rp.state_dir, &lock_fd, &err) ||
+		   open_journal(inv, pb, a.inv_path, a.resume, &rp, &journal, &err)) {
 		status = cmd_fail(&err);
 		goto out;
 	}
@@ -529,6 +530,8 @@ out:
 	playbook_free(pb);
 	inventory_free(inv);
 	run_paths_release(&rp);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	strlist_clear(&a.tags);
 	strlist_clear(&a.skip_tags);
 	err_clear(&err);

@@ -8,9 +8,11 @@
 #include "../engine/check.h"
 #include "../engine/facts.h"
 #include "../engine/inventory.h"
+#include "../engine/nodeset.h"
 #include "../engine/report.h"
 #include "../engine/runner.h"
 #include "../engine/ssh.h"
+#include "../engine/strlist.h"
 #include "../engine/xalloc.h"
 
 #include <getopt.h>
@@ -104,6 +106,33 @@ static double wall_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/*
+ * Managed switches speak a CLI, not a shell: the probe cannot run there.
+ * Their SM shows in every node's sminfo, and deploy's subnet_manager stage
+ * reads their configuration. Returns how many of idx[0..n) remain.
+ */
+static size_t drop_switches(const struct inventory *inv, size_t *idx, size_t n)
+{
+	struct strlist names = STRLIST_INIT;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (host_has_role(&inv->hosts[idx[i]], ROLE_IB_SWITCH))
+			strlist_push(&names, inv->hosts[idx[i]].name);
+		else
+			idx[kept++] = idx[i];
+	}
+	if (names.n) {
+		char *set = nodeset_fold(names.v, names.n);
+
+		fprintf(stderr, "bringup precheck: not probed: %s (ib_switch: a switch CLI, not a "
+			"shell; deploy's subnet_manager stage reads it)\n", set);
+		free(set);
+	}
+	strlist_clear(&names);
+	return kept;
+}
+
 int cmd_precheck(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -175,6 +204,7 @@ int cmd_precheck(int argc, char **argv)
 		status = cmd_fail(&err);
 		goto out;
 	}
+	n = drop_switches(inv, idx, n);
 	active_runner = runner;
 	signal(SIGINT, on_sigint);
 	facts_gather_once(runner, inv, idx, n, &facts, &err);

@@ -17,6 +17,7 @@
 static void print_help(void)
 {
 	printf("usage: bringup sim up [-n N] [--profile P] [--state bare|ready] [--port PORT]\n"
+	       "                      [--switch]\n"
 	       "       bringup sim down\n"
 	       "       bringup sim status\n"
 	       "       bringup sim fault NODE KIND [ARG]\n"
@@ -35,12 +36,15 @@ static void print_help(void)
 		       sim_profiles[i].summary);
 	printf("  --state S          bare (OS only) or ready (as after a bring-up; default)\n"
 	       "  --port P           first port to try (default %d; the next free one is used)\n"
+	       "  --switch           add a managed InfiniBand switch (%s) that speaks the\n"
+	       "                     MLNX-OS CLI over SSH and runs the fabric's SM (groups\n"
+	       "                     ib_switch and sm_host, sm_backend: switch)\n"
 	       "\n"
 	       "fault KIND: unreachable, clear, or one of `sim-fault --list` (hang, slow\n"
 	       "[SECONDS], port-down, ...); see sim/README.md.\n"
 	       "\n"
 	       "status exits 0 while the cluster runs, 1 when it does not.\n",
-	       SIM_DEFAULT_PORT);
+	       SIM_DEFAULT_PORT, SIM_SWITCH_NAME);
 }
 
 static double now_s(void)
@@ -69,12 +73,14 @@ static int sim_up_cmd(const char *dir, int argc, char **argv)
 		{ "profile", required_argument, NULL, 'P' },
 		{ "state", required_argument, NULL, 's' },
 		{ "port", required_argument, NULL, 'p' },
+		{ "switch", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct sim_profile *prof = sim_profile_find(SIM_DEFAULT_PROFILE);
 	unsigned n = SIM_DEFAULT_NODES, port = SIM_DEFAULT_PORT;
 	int st = SIM_STATE_READY, c;
+	bool with_switch = false;
 	struct err err = ERR_INIT;
 	struct strbuf set = STRBUF_INIT;
 	struct sim *s;
@@ -112,6 +118,9 @@ static int sim_up_cmd(const char *dir, int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case 'S':
+			with_switch = true;
+			break;
 		case 'h':
 			print_help();
 			return EXIT_OK;
@@ -122,6 +131,8 @@ static int sim_up_cmd(const char *dir, int argc, char **argv)
 	if (optind != argc)
 		return cmd_usage("sim");
 	s = sim_new(dir, prof, (enum sim_state)st, n, port, &err);
+	if (s && with_switch)
+		sim_add_switch(s);
 	if (!s || sim_up(s, &err)) {
 		int rc = cmd_fail(&err);
 
@@ -133,6 +144,9 @@ static int sim_up_cmd(const char *dir, int argc, char **argv)
 	printf("sim: %u nodes %s (%s, %s) on %s-%s port %u, up in %.1fs\n", s->n, set.buf,
 	       s->profile->name, sim_state_name(s->state), s->nodes[0].addr,
 	       s->nodes[s->n - 1].addr, s->port, now_s() - t0);
+	if (s->with_switch)
+		printf("switch: %s on %s (MLNX-OS CLI over SSH)\n", s->nodes[s->n].name,
+		       s->nodes[s->n].addr);
 	printf("ssh: ssh -i %s/id_ed25519 -o UserKnownHostsFile=%s/known_hosts -p %u %s@%s\n",
 	       s->dir, s->dir, s->port, s->user, s->nodes[0].addr);
 	printf("inventory: %s/inventory.yaml\n", s->dir);
@@ -170,7 +184,7 @@ static int sim_status_cmd(const char *dir)
 		err_clear(&err);
 		return EXIT_FAILED;
 	}
-	for (unsigned i = 0; i < s->n; i++) {
+	for (unsigned i = 0; i < sim_nnodes(s); i++) {
 		struct strlist faults = STRLIST_INIT;
 		struct strbuf sb = STRBUF_INIT;
 		pid_t pid = sim_node_sshd_pid(s, i);

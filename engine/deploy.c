@@ -7,13 +7,18 @@
 #include "deploy.h"
 #include "modctx.h"
 #include "nodeset.h"
+#include "prefetch.h"
 #include "runner.h"
 #include "xalloc.h"
 #include "../modules/module.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 /* Journal writes at most this often while hosts report (and at every stage end). */
 #define SAVE_INTERVAL_MS 200
@@ -42,6 +47,10 @@ struct deploy {
 	bool *selected;               /* --limit */
 	char **failed;                /* per host: why later stages are skipped */
 	char *abort_reason;           /* max_fail_percent exceeded: the run stops */
+	struct probe_slot *probes;    /* nstages * ncols: each check's first command */
+	bool *prefetch_tried;         /* per host; touched only under the host's lock */
+	atomic_bool applied;          /* some host began an apply: probes may be stale */
+	char probe_token[33];         /* random: frames the prefetch's output */
 	dep_event_fn cb;
 	void *cb_arg;
 	long long t0, last_save;
@@ -72,6 +81,22 @@ static const char *host_name(const struct deploy *d, size_t host)
 	return host < d->inv->nhosts ? d->inv->hosts[host].name : "localhost";
 }
 
+/* Hex from the kernel's random source; never fails (time and pid at worst). */
+static void random_token(char *out, size_t size)
+{
+	unsigned char raw[16] = { 0 };
+	size_t n = (size - 1) / 2 < sizeof(raw) ? (size - 1) / 2 : sizeof(raw);
+
+	if (getrandom(raw, n, 0) != (ssize_t)n) {
+		long long t = now_ms() ^ ((long long)getpid() << 20);
+
+		memcpy(raw, &t, sizeof(t) < n ? sizeof(t) : n);
+	}
+	for (size_t i = 0; i < n; i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	out[2 * n] = '\0';
+}
+
 int deploy_new(const struct inventory *inv, const struct playbook *pb,
 	       const struct deploy_opts *o, struct journal *journal,
 	       struct runlog *log, struct deploy **ret, struct err *err)
@@ -91,6 +116,10 @@ int deploy_new(const struct inventory *inv, const struct playbook *pb,
 	d->blocked = xcalloc(pb->nstages * d->ncols, sizeof(*d->blocked));
 	d->selected = xcalloc(d->ncols, sizeof(*d->selected));
 	d->failed = xcalloc(d->ncols, sizeof(*d->failed));
+	d->probes = xcalloc(pb->nstages * d->ncols, sizeof(*d->probes));
+	d->prefetch_tried = xcalloc(d->ncols, sizeof(*d->prefetch_tried));
+	atomic_init(&d->applied, false);
+	random_token(d->probe_token, sizeof(d->probe_token));
 	if (o->start_at && playbook_stage_index(pb, o->start_at) < 0) {
 		deploy_free(d);
 		return err_set(err, ERR_USAGE, "--start-at %s: no such stage in %s",
@@ -118,6 +147,7 @@ void deploy_free(struct deploy *d)
 		free(d->cells[i].reason);
 		strlist_clear(&d->cells[i].changes);
 		strlist_clear(&d->cells[i].diffs);
+		probe_slot_release(&d->probes[i]);
 	}
 	for (size_t i = 0; i < d->ncols; i++)
 		free(d->failed[i]);
@@ -125,6 +155,8 @@ void deploy_free(struct deploy *d)
 	free(d->blocked);
 	free(d->selected);
 	free(d->failed);
+	free(d->probes);
+	free(d->prefetch_tried);
 	free(d->abort_reason);
 	runner_free(d->runner);
 	err_clear(&d->save_err);
@@ -230,6 +262,8 @@ static int run_module(struct host_job *job)
 	if (!mc->changes.n || mc->checking)
 		return 0;
 	mc->phase = PHASE_APPLY;
+	/* Before the first write: no probe answered ahead may be trusted now. */
+	atomic_store(&job->d->applied, true);
 	if ((rc = m->apply(mc)))
 		return phase_fail(mc, rc, "apply");
 	mc->phase = PHASE_VERIFY;
@@ -241,12 +275,75 @@ static int run_module(struct host_job *job)
 	return 0;
 }
 
+/*
+ * The probes of this host's stages from here on, in one round trip, when
+ * nothing has been applied yet (prefetch.h). A script that fails only costs
+ * the round trip: the checks then ask the host themselves. A host that does
+ * not answer at all (timeout, connection lost) fails the stage now with
+ * that error, rather than making each check wait out the timeout again.
+ */
+static int prefetch_host(struct host_job *job, struct task_ctx *t)
+{
+	struct deploy *d = job->d;
+	struct probe_slot **slots = xcalloc(d->pb->nstages, sizeof(*slots));
+	struct strbuf script = STRBUF_INIT, line = STRBUF_INIT;
+	struct cmd_result res;
+	struct remote_cmd rc = { .command = "sh -s", .max_output = 8u << 20 };
+	struct err err = ERR_INIT;
+	size_t n = 0;
+	int ret = 0;
+
+	if (d->prefetch_tried[job->host] || atomic_load(&d->applied) || d->cancelled)
+		goto out;
+	d->prefetch_tried[job->host] = true;
+	for (size_t s = job->stage; s < d->pb->nstages; s++) {
+		struct probe_slot *p = &d->probes[s * d->ncols + job->host];
+
+		if (p->line && !p->have) {
+			slots[n++] = p;
+			strbuf_addf(&line, "%s%s", line.len ? ", " : "", d->pb->stages[s].name);
+		}
+	}
+	/* One probe alone gains nothing from travelling with the others. */
+	if (n < 2 || prefetch_script(slots, n, d->probe_token, &script))
+		goto out;
+	rc.input = script.buf;
+	rc.input_len = script.len;
+	cmd_result_init(&res);
+	if ((ret = task_exec(t, 0, &rc, &res, &err)))
+		err_set(job->mc.err, ret, "%s", err_msg(&err));
+	else if (res.outcome == CMD_TIMED_OUT || res.outcome == CMD_LOST)
+		ret = err_set(job->mc.err, res.outcome == CMD_TIMED_OUT ? ERR_TIMEOUT : ERR_SSH,
+			      "%s: the probes of stages %s", res.outcome == CMD_TIMED_OUT ?
+			      "timed out" : "connection lost", line.buf);
+	else
+		prefetch_parse(slots, n, d->probe_token, &res, &err);
+	if (d->log) {
+		char *what = xasprintf("sh -s  # stdin: the check probes of stages %s, in one "
+				       "round trip", line.buf);
+
+		runlog_command(d->log, host_name(d, job->host), "prefetch", what,
+			       ret ? NULL : &res, ret ? err_msg(job->mc.err) : NULL);
+		free(what);
+	}
+	cmd_result_release(&res);
+	err_clear(&err);
+out:
+	strbuf_release(&script);
+	strbuf_release(&line);
+	free(slots);
+	return ret;
+}
+
 static int host_task(struct task_ctx *t, void *arg)
 {
 	struct host_job *job = arg;
+	int rc;
 
 	job->mc.task = t;
 	job->mc.err = task_err(t);
+	if (!job->mc.local && (rc = prefetch_host(job, t)))
+		return phase_fail(&job->mc, rc, "check");
 	return run_module(job);
 }
 
@@ -334,6 +431,9 @@ static void job_init(struct deploy *d, struct host_job *job, struct task *task,
 	job->mc.params = params;
 	job->mc.log = d->log;
 	job->mc.cancelled = &d->cancelled;
+	job->mc.applied = &d->applied;
+	if (!s->local)
+		job->mc.probe = &d->probes[stage * d->ncols + host];
 	/* Never a NULL host list, even empty: runner.c memcpy()s it. */
 	*task = (struct task){ .hosts = &job->hidx, .nhosts = s->local ? 0 : 1,
 			       .fn = host_task, .arg = job };
@@ -587,6 +687,63 @@ out:
 	free(todo);
 }
 
+/* Per-host stages whose check may be answered ahead (prefetch.h). */
+static bool prefetchable(const struct deploy *d, size_t stage)
+{
+	const struct stage *s = &d->pb->stages[stage];
+	char *filtered;
+
+	if (s->local || s->run_once)
+		return false;
+	filtered = stage_filtered(d, stage);
+	free(filtered);
+	return !filtered;
+}
+
+/*
+ * Learns the first command of every check this run will make, by running
+ * each check in capture mode: it stops at that command without sending it.
+ * Pure computation on the caller's thread, before any worker starts.
+ */
+static void plan_prefetch(struct deploy *d)
+{
+	size_t *hosts = xcalloc(d->ncols, sizeof(*hosts));
+
+	for (size_t st = 0; st < d->pb->nstages; st++) {
+		const struct stage *s = &d->pb->stages[st];
+		size_t n = prefetchable(d, st) ? stage_hosts(d, s, hosts) : 0;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct host *h = &d->inv->hosts[hosts[i]];
+			struct probe_slot *slot = &d->probes[st * d->ncols + hosts[i]];
+			struct err err = ERR_INIT;
+			struct mod_ctx mc;
+			json_t *params;
+
+			if (d->journal && journal_host_completed(d->journal, s->name, h->name))
+				continue;
+			if (!(params = stage_params(d->pb, s, h, &err))) {
+				err_clear(&err);
+				continue;
+			}
+			mod_ctx_init(&mc);
+			mc.host = h->name;
+			mc.stage = s->name;
+			mc.checking = d->o.check;
+			mc.params = params;
+			mc.capture = true;
+			mc.probe = slot;
+			mc.err = &err;
+			if (s->module->check(&mc) != ERR_DEFERRED)
+				probe_slot_release(slot);
+			mod_ctx_release(&mc);
+			json_decref(params);
+			err_clear(&err);
+		}
+	}
+	free(hosts);
+}
+
 int deploy_run(struct deploy *d, dep_event_fn cb, void *arg, struct err *err)
 {
 	struct dep_event ev = { .kind = DEV_RUN_DONE, .stage = (size_t)-1 };
@@ -602,6 +759,7 @@ int deploy_run(struct deploy *d, dep_event_fn cb, void *arg, struct err *err)
 		journal_attempt(d->journal);
 		save(d, true);
 	}
+	plan_prefetch(d);
 	for (size_t i = 0; i < d->pb->nstages; i++)
 		run_stage(d, i);
 	for (size_t i = 0; i < d->pb->nstages * d->ncols; i++)

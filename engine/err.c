@@ -22,6 +22,7 @@ static const char *const names[] = {
 	[12] = "invalid state",
 	[13] = "cancelled",
 	[14] = "internal error",
+	[15] = "deferred",
 };
 
 const char *err_str(int code)

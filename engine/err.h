@@ -25,6 +25,7 @@ enum err_code {
 	ERR_STATE = -12,     /* operation not valid in the current state */
 	ERR_CANCELLED = -13, /* stopped on request (SIGINT) */
 	ERR_INTERNAL = -14,
+	ERR_DEFERRED = -15,  /* internal: a check stopped at its first command (prefetch) */
 };
 
 struct err {

@@ -262,6 +262,35 @@ static void first_line(const struct cmd_result *res, struct strbuf *sb)
 	strbuf_add(sb, s->buf, nl ? (size_t)(nl - s->buf) : s->len);
 }
 
+/* Capture mode: the check stops at its first command, which deploy sends ahead. */
+static int capture(struct mod_ctx *mc, const char *line, const char *input)
+{
+	if (mc->probe)
+		probe_slot_capture(mc->probe, line, input, mc->script);
+	mc->script = NULL;
+	return err_set(mc->err, ERR_DEFERRED, "deferred: %s", line);
+}
+
+/*
+ * The prefetch's answer for this command, once, while nothing has been
+ * applied anywhere (an apply on any host may change what any probe sees:
+ * an SM started here shows in sminfo there).
+ */
+static bool prefetched(struct mod_ctx *mc, const char *line, const char *input,
+		       struct cmd_result *res)
+{
+	struct probe_slot *s = mc->probe;
+
+	if (!s || !s->have || s->used || !mc->applied || atomic_load(mc->applied) ||
+	    strcmp(s->line, line) || strcmp(s->input, input ? input : ""))
+		return false;
+	s->used = true;
+	cmd_result_release(res);
+	*res = s->res;
+	s->have = false;
+	return true;
+}
+
 static int run_line(struct mod_ctx *mc, const char *line, const char *input,
 		    struct cmd_result *res)
 {
@@ -272,11 +301,23 @@ static int run_line(struct mod_ctx *mc, const char *line, const char *input,
 	int ret;
 
 	cmd_result_init(res);
+	if (mc->capture)
+		return capture(mc, line, input);
 	/* The log names the script a command reads, which its line does not show. */
 	char *logged = mc->script ? xasprintf("%s  # stdin: templates/%s", line, mc->script) :
 			xstrdup(line);
 
 	mc->script = NULL;
+	if (prefetched(mc, line, input, res)) {
+		if (mc->log) {
+			char *noted = xasprintf("%s  # answered by the prefetch", logged);
+
+			runlog_command(mc->log, mc->host, mc->stage, noted, res, NULL);
+			free(noted);
+		}
+		free(logged);
+		return 0;
+	}
 	if (mc->cancelled && *mc->cancelled) {
 		ret = err_set(mc->err, ERR_CANCELLED, "stopped before: %s", logged);
 		if (mc->log)
@@ -599,6 +640,8 @@ out:
 
 int mod_upload(struct mod_ctx *mc, const char *local, const char *remote, unsigned mode)
 {
+	struct upload_result ur = { 0 };
+	struct strbuf how = STRBUF_INIT;
 	int ret;
 
 	if (mc->phase != PHASE_APPLY || mc->checking)
@@ -616,16 +659,26 @@ int mod_upload(struct mod_ctx *mc, const char *local, const char *remote, unsign
 		cmd_result_release(&res);
 		return ret;
 	}
-	ret = task_upload(mc->task, 0, local, remote, mode, mc->err);
+	ret = task_upload(mc->task, 0, local, remote, mode, &ur, mc->err);
+	/* Where a cut transfer was taken up again, the log says from where. */
+	if (ur.restarted)
+		strbuf_addf(&how, "; the %lld bytes left by a cut transfer were not this file's: "
+			    "sent whole", ur.resumed_at);
+	else if (ur.resumed_at)
+		strbuf_addf(&how, "; resumed a cut transfer at byte %lld of %lld", ur.resumed_at,
+			    ur.size);
 	if (mc->log) {
 		char *line = xasprintf("(sftp) upload %s -> %s, mode %o", local, remote, mode);
+		char *what = ret ? xstrdup(err_msg(mc->err)) :
+			     xasprintf("done, sha256 verified%s", how.buf);
 
-		runlog_action(mc->log, mc->host, mc->stage, line,
-			      ret ? err_msg(mc->err) : "done, sha256 verified");
+		runlog_action(mc->log, mc->host, mc->stage, line, what);
+		free(what);
 		free(line);
 	}
 	if (!ret)
-		mod_note(mc, "uploaded %s", remote);
+		mod_note(mc, "uploaded %s%s", remote, how.buf);
+	strbuf_release(&how);
 	return ret;
 }
 

@@ -9,8 +9,10 @@
 
 #include <jansson.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
+#include "prefetch.h"
 #include "runlog.h"
 #include "runner.h"
 #include "strlist.h"
@@ -31,6 +33,14 @@ struct mod_ctx {
 	struct runlog *log;         /* may be NULL */
 	const volatile sig_atomic_t *cancelled;
 	unsigned timeout_s;         /* per command; 0: the runner's */
+	/*
+	 * Deploy's prefetch (prefetch.h). capture: the first command is
+	 * recorded into probe and not sent (ERR_DEFERRED). Otherwise, while
+	 * *applied is false, a command equal to probe's is answered from it.
+	 */
+	bool capture;
+	struct probe_slot *probe;   /* may be NULL; owned by deploy */
+	const atomic_bool *applied; /* anything applied anywhere in the run */
 	struct err *err;            /* the task's error */
 	/* Results. */
 	struct strlist changes, diffs;    /* from check (diffs: "" when none) */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -80,6 +81,40 @@ int run_mark_last(const char *state_dir, const char *run_id, struct err *err)
 	free(target);
 	free(tmp);
 	free(last);
+	return rc;
+}
+
+int run_lock(const char *state_dir, int *ret_fd, struct err *err)
+{
+	char *path = xasprintf("%s/lock", state_dir);
+	char pid[32] = "";
+	int fd, rc = 0;
+	ssize_t n;
+
+	*ret_fd = -1;
+	if ((rc = mkdir_p(state_dir, err)))
+		goto out;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rc = err_set(err, ERR_IO, "cannot open %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		n = read(fd, pid, sizeof(pid) - 1);
+		pid[n > 0 ? strcspn(pid, "\n") : 0] = '\0';
+		rc = err_set(err, ERR_STATE, "another bringup deploy is running on this cluster "
+			     "(pid %s, lock %s): wait for it, or stop it and use --resume",
+			     *pid ? pid : "?", path);
+		close(fd);
+		goto out;
+	}
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) || write(fd, pid, (size_t)n) != n) {
+		/* The pid is only for the message above; the lock is what counts. */
+	}
+	*ret_fd = fd;
+out:
+	free(path);
 	return rc;
 }
 

@@ -37,6 +37,13 @@ int mkdir_p(const char *path, struct err *err);
 int run_mark_last(const char *state_dir, const char *run_id, struct err *err);
 /* The run id STATE/last points at (caller frees), or ERR_NOTFOUND. */
 int run_last(const char *state_dir, char **ret_id, struct err *err);
+/*
+ * Takes STATE_DIR/lock (flock, with our pid in it) so that two deploys on
+ * one cluster never interleave their changes or their journals; held until
+ * *ret_fd is closed (or the process ends, however it ends). A lock held by
+ * another process: ERR_STATE naming its pid.
+ */
+int run_lock(const char *state_dir, int *ret_fd, struct err *err);
 
 struct runlog;
 

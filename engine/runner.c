@@ -294,14 +294,35 @@ int task_exec(struct task_ctx *t, size_t i, const struct remote_cmd *cmd,
 }
 
 int task_upload(struct task_ctx *t, size_t i, const char *local, const char *remote,
-		unsigned mode, struct err *err)
+		unsigned mode, struct upload_result *ur, struct err *err)
 {
 	struct conn *conn;
 	int rc = slot_conn(t->r, t->task->hosts[i], &conn, err);
 
 	if (rc)
 		return rc;
-	return conn_upload(conn, local, remote, (mode_t)mode, t->r->deadline_ms, err);
+	return conn_upload(conn, local, remote, (mode_t)mode, t->r->deadline_ms, ur, err);
+}
+
+int task_shell(struct task_ctx *t, size_t i, unsigned cols, unsigned rows,
+	       struct conn_shell **ret, struct err *err)
+{
+	struct conn *conn;
+	int rc = slot_conn(t->r, t->task->hosts[i], &conn, err);
+
+	*ret = NULL;
+	return rc ? rc : conn_shell_open(conn, cols, rows, ret, err);
+}
+
+long long task_step_deadline(struct task_ctx *t, unsigned timeout_ms)
+{
+	struct remote_cmd in = { .timeout_ms = timeout_ms }, c;
+	long long run = command_deadline(t->r, &in, &c);
+	long long step = c.timeout_ms ? now_ms() + c.timeout_ms : 0;
+
+	if (!step)
+		return run;
+	return run && run < step ? run : step;
 }
 
 static int cmp_size(const void *a, const void *b)

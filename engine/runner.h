@@ -94,8 +94,23 @@ void runner_cancel(struct runner *r);
 const struct host *task_host(struct task_ctx *t, size_t i);
 int task_exec(struct task_ctx *t, size_t i, const struct remote_cmd *cmd,
 	      struct cmd_result *res, struct err *err);
+/* conn_upload on host i; ur may be NULL. */
 int task_upload(struct task_ctx *t, size_t i, const char *local, const char *remote,
-		unsigned mode, struct err *err);
+		unsigned mode, struct upload_result *ur, struct err *err);
+/*
+ * An interactive session (a pty and the login shell) on the task's host i,
+ * for hosts that speak a CLI instead of a POSIX shell (a managed switch).
+ * It rides the host's one connection, so the task holds the host's lock
+ * while it is open: close it (conn_shell_close) before the task returns.
+ */
+int task_shell(struct task_ctx *t, size_t i, unsigned cols, unsigned rows,
+	       struct conn_shell **ret, struct err *err);
+/*
+ * When a step that starts now must end, as a now_ms() time: after
+ * timeout_ms (0: the run's per-command timeout, as task_exec uses), and
+ * never after the run's deadline. 0: no limit at all.
+ */
+long long task_step_deadline(struct task_ctx *t, unsigned timeout_ms);
 /*
  * Closes the connection to the task's host i now: for one-shot work (a
  * precheck's single round trip) on hundreds of hosts, so that finished

@@ -247,7 +247,7 @@ int conn_open(const char *name, const struct ssh_target *t,
 	long timeout_s = o->connect_timeout_ms ? (long)((o->connect_timeout_ms + 999) / 1000) : 10;
 	char *kh_default = NULL;
 	const char *kh = o->known_hosts;
-	int port = (int)t->port, no = 0, verbosity = SSH_LOG_NOLOG;
+	int port = (int)t->port, no = 0, one = 1, verbosity = SSH_LOG_NOLOG;
 	int rc;
 
 	c->name = xstrdup(name);
@@ -281,6 +281,10 @@ int conn_open(const char *name, const struct ssh_target *t,
 	ssh_options_set(c->s, SSH_OPTIONS_USER, t->user);
 	ssh_options_set(c->s, SSH_OPTIONS_TIMEOUT, &timeout_s);
 	ssh_options_set(c->s, SSH_OPTIONS_KNOWNHOSTS, kh);
+	/* Small requests that wait for their answers (an SFTP write, a command
+	 * on a live session) must not sit out Nagle against delayed ACKs:
+	 * 40 ms each, 1 MB/s for an upload. */
+	ssh_options_set(c->s, SSH_OPTIONS_NODELAY, &one);
 	if (c->jump && (rc = open_tunnel(c, t, err)))
 		goto fail;
 
@@ -525,6 +529,75 @@ int conn_exec(struct conn *c, const struct remote_cmd *cmd, long long deadline_m
 	return 0;
 }
 
+struct conn_shell {
+	struct conn *c;
+	ssh_channel ch;
+};
+
+int conn_shell_open(struct conn *c, unsigned cols, unsigned rows,
+		    struct conn_shell **ret, struct err *err)
+{
+	struct conn_shell *sh = xcalloc(1, sizeof(*sh));
+
+	*ret = NULL;
+	sh->c = c;
+	sh->ch = ssh_channel_new(c->s);
+	if (!sh->ch || ssh_channel_open_session(sh->ch) != SSH_OK)
+		goto fail;
+	/* A pty is what makes a switch start its interactive CLI. */
+	if (ssh_channel_request_pty_size(sh->ch, "vt100", (int)cols, (int)rows) != SSH_OK ||
+	    ssh_channel_request_shell(sh->ch) != SSH_OK)
+		goto fail;
+	*ret = sh;
+	return 0;
+fail:
+	err_set(err, ERR_SSH, "host %s: cannot open an interactive session: %s", c->name,
+		ssh_get_error(c->s));
+	conn_shell_close(sh);
+	return ERR_SSH;
+}
+
+int conn_shell_write(struct conn_shell *sh, const char *buf, size_t len, struct err *err)
+{
+	if (len && ssh_channel_write(sh->ch, buf, (uint32_t)len) == SSH_ERROR)
+		return err_set(err, ERR_SSH, "host %s: cannot write to the session: %s",
+			       sh->c->name, ssh_get_error(sh->c->s));
+	return 0;
+}
+
+int conn_shell_read(struct conn_shell *sh, struct strbuf *out, size_t max, int timeout_ms,
+		    bool *ret_eof, struct err *err)
+{
+	char buf[4096];
+	size_t want = max < sizeof(buf) ? max : sizeof(buf);
+	int n;
+
+	*ret_eof = false;
+	if (!want)
+		return 0;
+	n = ssh_channel_read_timeout(sh->ch, buf, (uint32_t)want, 0, timeout_ms);
+	if (n == SSH_ERROR)
+		return err_set(err, ERR_SSH, "host %s: session lost: %s", sh->c->name,
+			       ssh_get_error(sh->c->s));
+	if (n > 0)
+		strbuf_add(out, buf, (size_t)n);
+	if (n <= 0 && (ssh_channel_is_eof(sh->ch) || ssh_channel_is_closed(sh->ch)))
+		*ret_eof = true;
+	return n > 0 ? n : 0;
+}
+
+void conn_shell_close(struct conn_shell *sh)
+{
+	if (!sh)
+		return;
+	if (sh->ch) {
+		if (ssh_channel_is_open(sh->ch))
+			ssh_channel_close(sh->ch);
+		ssh_channel_free(sh->ch);
+	}
+	free(sh);
+}
+
 static int sha256_file(const char *path, char hex[65], struct err *err)
 {
 	/* libssh has no public streaming SHA-256; sha256sum(1) is on the admin
@@ -544,81 +617,128 @@ static int sha256_file(const char *path, char hex[65], struct err *err)
 	return rc;
 }
 
-int conn_upload(struct conn *c, const char *local_path, const char *remote_path,
-		mode_t mode, long long deadline_ms, struct err *err)
+/* Sends fd from `from` on into f; the deadline is checked between writes. */
+static int send_file(struct conn *c, int fd, sftp_file f, long long from, const char *what,
+		     long long deadline_ms, struct err *err)
 {
-	char hex[65] = "", buf[32768];
+	char buf[32768];
+	ssize_t n;
+
+	if (lseek(fd, (off_t)from, SEEK_SET) < 0 || sftp_seek64(f, (uint64_t)from) < 0)
+		return err_set(err, ERR_IO, "host %s: cannot seek to byte %lld of %s", c->name,
+			       from, what);
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		if (deadline_ms && now_ms() > deadline_ms)
+			return err_set(err, ERR_TIMEOUT, "host %s: upload of %s timed out",
+				       c->name, what);
+		if (sftp_write(f, buf, (size_t)n) != n)
+			return err_set(err, ERR_REMOTE, "host %s: write to %s failed: %s",
+				       c->name, what, ssh_get_error(c->s));
+	}
+	if (n < 0)
+		return err_set(err, ERR_IO, "%s: %s", what, strerror(errno));
+	return 0;
+}
+
+/* The size of a part file a cut upload left, if it can be continued. */
+static long long part_size(sftp_session sftp, const char *tmp, long long size)
+{
+	sftp_attributes a = sftp_stat(sftp, tmp);
+	long long have = 0;
+
+	if (a && a->type == SSH_FILEXFER_TYPE_REGULAR && (long long)a->size <= size)
+		have = (long long)a->size;
+	if (a)
+		sftp_attributes_free(a);
+	return have;
+}
+
+/*
+ * Checks the part file against `hex` and moves it into place, in one round
+ * trip. 0, ERR_STATE for a checksum mismatch, or an error. The part stays
+ * for the caller to rewrite or remove through its SFTP session: that
+ * session's view of the file is the one to keep consistent.
+ */
+static int verify_part(struct conn *c, const char *tmp, const char *remote_path,
+		       const char *hex, long long deadline_ms, struct err *err)
+{
+	struct strbuf sh = STRBUF_INIT;
+	struct remote_cmd cmd = { 0 };
+	struct cmd_result res;
+	int rc;
+
+	strbuf_addstr(&sh, "s=$(sha256sum < ");
+	strbuf_addshquoted(&sh, tmp);
+	strbuf_addf(&sh, " | cut -d' ' -f1) && [ \"$s\" = %s ] && mv -f ", hex);
+	strbuf_addshquoted(&sh, tmp);
+	strbuf_addch(&sh, ' ');
+	strbuf_addshquoted(&sh, remote_path);
+	strbuf_addstr(&sh, " || { echo \"checksum mismatch: got $s\" >&2; exit 3; }");
+	cmd.command = sh.buf;
+	cmd.timeout_ms = 60000;
+	cmd_result_init(&res);
+	rc = conn_exec(c, &cmd, deadline_ms, &res, err);
+	if (!rc && (res.outcome != CMD_EXITED || res.exit_status != 0)) {
+		strbuf_rtrim(&res.err);
+		rc = err_set(err, res.exit_status == 3 ? ERR_STATE : ERR_REMOTE,
+			     "host %s: upload of %s not verified: %s", c->name, remote_path,
+			     res.err.len ? res.err.buf : "checksum step failed");
+	}
+	cmd_result_release(&res);
+	strbuf_release(&sh);
+	return rc;
+}
+
+int conn_upload(struct conn *c, const char *local_path, const char *remote_path,
+		mode_t mode, long long deadline_ms, struct upload_result *ur, struct err *err)
+{
+	struct upload_result dummy;
+	char hex[65] = "";
 	char *tmp = xasprintf("%s.bringup-part", remote_path);
 	sftp_session sftp = NULL;
 	sftp_file f = NULL;
+	struct stat st;
 	int fd = -1, rc;
-	ssize_t n;
 
+	ur = ur ? ur : &dummy;
+	*ur = (struct upload_result){ 0 };
 	if ((rc = sha256_file(local_path, hex, err)))
 		goto out;
 	fd = open(local_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	if (fd < 0 || fstat(fd, &st)) {
 		rc = err_set(err, ERR_IO, "%s: %s", local_path, strerror(errno));
 		goto out;
 	}
+	ur->size = (long long)st.st_size;
 	sftp = sftp_new(c->s);
 	if (!sftp || sftp_init(sftp) != SSH_OK) {
 		rc = err_set(err, ERR_SSH, "host %s: SFTP not available: %s", c->name,
 			     ssh_get_error(c->s));
 		goto out;
 	}
-	f = sftp_open(sftp, tmp, O_WRONLY | O_CREAT | O_TRUNC, mode);
-	if (!f) {
-		rc = err_set(err, ERR_REMOTE, "host %s: cannot create %s: %s", c->name, tmp,
-			     ssh_get_error(c->s));
-		goto out;
-	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		if (deadline_ms && now_ms() > deadline_ms) {
-			rc = err_set(err, ERR_TIMEOUT, "host %s: upload of %s timed out",
-				     c->name, remote_path);
+	ur->resumed_at = part_size(sftp, tmp, ur->size);
+	for (;;) {
+		f = sftp_open(sftp, tmp, O_WRONLY | O_CREAT |
+			      (ur->resumed_at && !ur->restarted ? 0 : O_TRUNC), mode);
+		if (!f) {
+			rc = err_set(err, ERR_REMOTE, "host %s: cannot create %s: %s", c->name, tmp,
+				     ssh_get_error(c->s));
 			goto out;
 		}
-		if (sftp_write(f, buf, (size_t)n) != n) {
-			rc = err_set(err, ERR_REMOTE, "host %s: write to %s failed: %s",
-				     c->name, tmp, ssh_get_error(c->s));
-			goto out;
-		}
+		rc = send_file(c, fd, f, ur->restarted ? 0 : ur->resumed_at, tmp, deadline_ms, err);
+		sftp_close(f);
+		f = NULL;
+		if (!rc)
+			rc = verify_part(c, tmp, remote_path, hex, deadline_ms, err);
+		/* The part was not this file's beginning: once more, whole. */
+		if (rc != ERR_STATE || !ur->resumed_at || ur->restarted)
+			break;
+		ur->restarted = true;
+		err_clear(err);
 	}
-	if (n < 0) {
-		rc = err_set(err, ERR_IO, "%s: %s", local_path, strerror(errno));
-		goto out;
-	}
-	sftp_close(f);
-	f = NULL;
-
-	/* Check and move into place in one round trip. */
-	{
-		struct strbuf sh = STRBUF_INIT;
-		struct remote_cmd cmd = { 0 };
-		struct cmd_result res;
-
-		strbuf_addstr(&sh, "s=$(sha256sum < ");
-		strbuf_addshquoted(&sh, tmp);
-		strbuf_addf(&sh, " | cut -d' ' -f1) && [ \"$s\" = %s ] && mv -f ", hex);
-		strbuf_addshquoted(&sh, tmp);
-		strbuf_addch(&sh, ' ');
-		strbuf_addshquoted(&sh, remote_path);
-		strbuf_addstr(&sh, " || { rm -f ");
-		strbuf_addshquoted(&sh, tmp);
-		strbuf_addstr(&sh, "; echo \"checksum mismatch: got $s\" >&2; exit 1; }");
-		cmd.command = sh.buf;
-		cmd.timeout_ms = 60000;
-		cmd_result_init(&res);
-		rc = conn_exec(c, &cmd, deadline_ms, &res, err);
-		if (!rc && (res.outcome != CMD_EXITED || res.exit_status != 0)) {
-			strbuf_rtrim(&res.err);
-			rc = err_set(err, ERR_REMOTE, "host %s: upload of %s not verified: %s",
-				     c->name, remote_path,
-				     res.err.len ? res.err.buf : "checksum step failed");
-		}
-		cmd_result_release(&res);
-		strbuf_release(&sh);
+	if (rc == ERR_STATE) {
+		sftp_unlink(sftp, tmp);
+		rc = err_set(err, ERR_REMOTE, "%s", err_msg(err));
 	}
 out:
 	if (f)

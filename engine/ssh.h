@@ -97,14 +97,45 @@ int conn_exec_start(struct conn *c, const struct remote_cmd *cmd, long long dead
 void conn_exec_wait(struct remote_proc *p, struct cmd_result *res);
 void remote_proc_free(struct remote_proc *p);
 
+/* What an upload did, for the run log. */
+struct upload_result {
+	long long size;        /* bytes of the file */
+	long long resumed_at;  /* bytes already there from a cut transfer (0: none) */
+	bool restarted;        /* those bytes were not a prefix of the file: sent again whole */
+};
+
 /*
- * Uploads a local file to `remote_path` over SFTP (via a temporary name and a
- * rename, so a cut never leaves a half file under the real name), then checks
- * the remote sha256sum against the local one. Returns 0 or an error naming
+ * Uploads a local file to `remote_path` over SFTP (via REMOTE.bringup-part
+ * and a rename, so a cut never leaves a half file under the real name),
+ * then checks the remote sha256sum against the local one. A part file left
+ * by a cut transfer is continued from its end rather than sent again; when
+ * the whole then fails the checksum (the part was another file's), the
+ * upload starts over once. `ur` may be NULL. Returns 0 or an error naming
  * the host and path.
  */
 int conn_upload(struct conn *c, const char *local_path, const char *remote_path,
-		mode_t mode, long long deadline_ms, struct err *err);
+		mode_t mode, long long deadline_ms, struct upload_result *ur, struct err *err);
+
+/*
+ * An interactive session: a channel with a pseudo-terminal of cols x rows
+ * and the login shell on it (a switch's CLI, not a POSIX shell). Nothing
+ * here waits without a bound: reads take a timeout, writes go out at once.
+ * The shell belongs to the conn's thread like everything else on it, and
+ * must be closed before the conn.
+ */
+struct conn_shell;
+/* *ret owned by the caller (conn_shell_close). */
+int conn_shell_open(struct conn *c, unsigned cols, unsigned rows,
+		    struct conn_shell **ret, struct err *err);
+int conn_shell_write(struct conn_shell *sh, const char *buf, size_t len, struct err *err);
+/*
+ * Appends what arrives within timeout_ms (at most `max` bytes) to out and
+ * returns how many bytes came (0: nothing in time), or an error when the
+ * connection broke. *ret_eof becomes true once the far end closed.
+ */
+int conn_shell_read(struct conn_shell *sh, struct strbuf *out, size_t max, int timeout_ms,
+		    bool *ret_eof, struct err *err);
+void conn_shell_close(struct conn_shell *sh);
 
 /* Builds the shell line conn_exec sends (exposed for tests). Caller owns sb. */
 void remote_cmd_line(const struct remote_cmd *cmd, struct strbuf *sb);

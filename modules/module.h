@@ -180,6 +180,24 @@ int mod_upload(struct mod_ctx *mc, const char *local, const char *remote, unsign
 int mod_put_template(struct mod_ctx *mc, const char *tmpl, const char *path,
 		     unsigned mode, bool *ret_changed);
 
+/*
+ * A managed switch's interactive CLI (engine/modctx-cli.c): a pty session
+ * on the host's connection, for devices that speak no POSIX shell. Open it,
+ * run commands, close it before the module returns (it holds the host).
+ * mod_cli_run returns the command's output with echo, pager and terminal
+ * codes removed; a "% ..." error line, a timeout or a lost session fails
+ * through mod_fail's error with the host and the command named. Every
+ * command and its output go to the run log (secrets redacted). A failed
+ * login names the host and the phase (check, apply, verify) it was in.
+ */
+struct mod_cli;
+int mod_cli_open(struct mod_ctx *mc, struct mod_cli **ret);
+int mod_cli_run(struct mod_cli *cli, const char *command, struct strbuf *out);
+/* The device's name as its prompt shows it ("ibsw01"). */
+const char *mod_cli_devname(const struct mod_cli *cli);
+/* Leaves the CLI (exit) and closes the session; NULL is fine. */
+void mod_cli_close(struct mod_cli *cli);
+
 /* Records one change check found (or apply made); "diff" may be NULL. */
 void mod_change(struct mod_ctx *mc, const char *diff, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

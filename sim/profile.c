@@ -153,7 +153,7 @@ void sim_add_nodeset(struct strbuf *out, const struct sim *s, unsigned first, un
 
 int sim_node_find(const struct sim *s, const char *name)
 {
-	for (unsigned i = 0; i < s->n; i++)
+	for (unsigned i = 0; i < sim_nnodes(s); i++)
 		if (!strcmp(s->nodes[i].name, name))
 			return (int)i;
 	return -1;
@@ -171,11 +171,40 @@ static void conf_uint(struct strbuf *out, const char *key, unsigned val)
 	strbuf_addf(out, "%s='%u'\n", key, val);
 }
 
+/*
+ * The switch: an EDR fabric gets a Switch-IB 2 (SB7800), an NDR one a
+ * Quantum-2 (QM9700); its port GUID has Mellanox's OUI, its LID the slot
+ * a node at its index would have.
+ */
+static void switch_node_conf(struct strbuf *out, const struct sim *s, unsigned i)
+{
+	bool ndr = !strcmp(s->profile->hcas[0].speed, "NDR");
+
+	strbuf_addstr(out, "# Written by `bringup sim up`; see sim/README.md.\n");
+	conf_line(out, "NODE_NAME", s->nodes[i].name);
+	conf_line(out, "NODE_KIND", "switch");
+	conf_uint(out, "NODE_INDEX", i);
+	conf_uint(out, "NODE_COUNT", s->n);
+	conf_line(out, "NODE_ADDR", s->nodes[i].addr);
+	conf_line(out, "PROFILE", s->profile->name);
+	conf_line(out, "STATE", sim_state_name(s->state));
+	conf_line(out, "SYSTEM", ndr ? "MQM9700" : "MSB7800");
+	conf_line(out, "SWITCH_OS", ndr ? "3.10.4206" : "3.9.2110");
+	strbuf_addf(out, "SWITCH_GUID='0x248a070300%06x'\n", i + 1);
+	conf_uint(out, "SWITCH_LID", i * 32 + 1);
+	conf_line(out, "HCAS", "");
+	conf_uint(out, "SM_HOST", 0);
+}
+
 void sim_format_node_conf(struct strbuf *out, const struct sim *s, unsigned i)
 {
 	const struct sim_profile *p = s->profile;
 	struct strbuf hcas = STRBUF_INIT;
 
+	if (sim_is_switch(s, i)) {
+		switch_node_conf(out, s, i);
+		return;
+	}
 	strbuf_addstr(out, "# Written by `bringup sim up`; see sim/README.md.\n");
 	conf_line(out, "NODE_NAME", s->nodes[i].name);
 	conf_uint(out, "NODE_INDEX", i);
@@ -203,7 +232,8 @@ void sim_format_node_conf(struct strbuf *out, const struct sim *s, unsigned i)
 	}
 	conf_line(out, "OFED_VERSION", p->ofed_version);
 	conf_line(out, "PEERMEM_MODULE", p->peermem_module);
-	conf_uint(out, "SM_HOST", i == 0);
+	/* With a managed switch, the switch runs the SM (sim_add_switch). */
+	conf_uint(out, "SM_HOST", i == 0 && !s->with_switch);
 	strbuf_release(&hcas);
 }
 
@@ -297,6 +327,11 @@ static void inventory_hosts(struct strbuf *out, const struct sim *s)
 				    last - first + 1);
 		strbuf_addf(out, "    hardware: %s\n", s->profile->name);
 	}
+	if (s->with_switch) {
+		const struct sim_node *sw = &s->nodes[s->n];
+
+		strbuf_addf(out, "  %s:\n    address: %s\n", sw->name, sw->addr);
+	}
 }
 
 static void inventory_group(struct strbuf *out, const struct sim *s, const char *role,
@@ -323,7 +358,14 @@ void sim_format_inventory(struct strbuf *out, const struct sim *s)
 	inventory_group(out, s, "scale_client", s->n);
 	inventory_group(out, s, "scale_quorum", 3);
 	inventory_group(out, s, "scale_manager", 2);
-	inventory_group(out, s, "sm_host", 1);
+	if (!s->with_switch) {
+		inventory_group(out, s, "sm_host", 1);
+		return;
+	}
+	/* The switch runs the fabric's SM: it is the sm_host, over its CLI. */
+	strbuf_addf(out, "  ib_switch:\n    hosts: %s\n    vars:\n      sm_backend: switch\n",
+		    SIM_SWITCH_NAME);
+	strbuf_addf(out, "  sm_host:\n    hosts: %s\n", SIM_SWITCH_NAME);
 }
 
 /* The /etc/hosts every node gets: the cluster's names, as an admin distributes them. */
@@ -331,7 +373,7 @@ void sim_format_hosts(struct strbuf *out, const struct sim *s)
 {
 	strbuf_addstr(out, "127.0.0.1   localhost localhost.localdomain\n"
 			   "::1         localhost localhost.localdomain\n");
-	for (unsigned i = 0; i < s->n; i++)
+	for (unsigned i = 0; i < sim_nnodes(s); i++)
 		strbuf_addf(out, "%-11s %s\n", s->nodes[i].addr, s->nodes[i].name);
 }
 
@@ -341,6 +383,7 @@ void sim_format_sshd_config(struct strbuf *out, const struct sim *s, unsigned i,
 			    const char *sftp_server, bool per_source_penalties)
 {
 	const struct sim_node *nd = &s->nodes[i];
+	bool sw = sim_is_switch(s, i);
 
 	strbuf_addf(out,
 		    "# Node %s of the simulated cluster in %s; written by `bringup sim up`.\n"
@@ -360,14 +403,15 @@ void sim_format_sshd_config(struct strbuf *out, const struct sim *s, unsigned i,
 		    "MaxSessions 64\n"
 		    "MaxStartups 200:30:400\n"
 		    "LoginGraceTime 30\n",
-		    nd->name, s->dir, nd->addr, s->port, nd->dir, nd->dir, s->dir);
+		    nd->name, s->dir, nd->addr, s->port, nd->dir, nd->dir, sw ? nd->dir : s->dir);
 	/* OpenSSH 9.8 penalises sources that fail or drop connections; every
 	 * test run connects from 127.0.0.1, so that would lock tests out. */
 	if (per_source_penalties)
 		strbuf_addstr(out, "PerSourcePenalties no\n");
 	strbuf_addstr(out, "ForceCommand ");
 	strbuf_addshquoted(out, s->dir);
-	strbuf_addstr(out, "/bin/sim-shell\n");
+	/* The switch speaks its CLI, not a POSIX shell, and has no SFTP. */
+	strbuf_addstr(out, sw ? "/bin/sim-switch-cli\n" : "/bin/sim-shell\n");
 	/* HOME is the node's own: the login shell must not run this machine's
 	 * ~/.bashrc (a pyenv init there costs every command a second). */
 	strbuf_addf(out, "SetEnv \"HOME=%s/home\" \"BRINGUP_SIM_NODE=%s\" \"BRINGUP_SIM_DIR=%s\" "
@@ -375,7 +419,7 @@ void sim_format_sshd_config(struct strbuf *out, const struct sim *s, unsigned i,
 		    nd->dir, nd->dir, s->dir, s->token, s->rootless ? " BRINGUP_SIM_USERNS=1" : "");
 	/* With ForceCommand the subsystem's command reaches sim-shell as
 	 * SSH_ORIGINAL_COMMAND, so SFTP too runs inside the node. */
-	if (sftp_server)
+	if (sftp_server && !sw)
 		strbuf_addf(out, "Subsystem sftp %s\n", sftp_server);
 }
 

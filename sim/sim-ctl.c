@@ -355,6 +355,8 @@ int sim_fault(const struct sim *s, const char *name, const char *kind, const cha
 
 	if (i < 0) {
 		sim_add_nodeset(&sb, s, 0, s->n - 1);
+		if (s->with_switch)
+			strbuf_addf(&sb, ",%s", s->nodes[s->n].name);
 		ret = err_set(err, ERR_USAGE, "unknown node '%s' (nodes: %s)", name, sb.buf);
 		goto out;
 	}

@@ -141,11 +141,25 @@ struct sim *sim_new(const char *dir, const struct sim_profile *p, enum sim_state
 	return s;
 }
 
+void sim_add_switch(struct sim *s)
+{
+	struct sim_node *nd;
+
+	if (s->with_switch)
+		return;
+	s->nodes = xrealloc(s->nodes, (s->n + 1) * sizeof(*s->nodes));
+	nd = &s->nodes[s->n];
+	nd->name = xstrdup(SIM_SWITCH_NAME);
+	nd->addr = sim_node_addr(s->n);
+	nd->dir = xasprintf("%s/nodes/%s", s->dir, nd->name);
+	s->with_switch = true;
+}
+
 void sim_free(struct sim *s)
 {
 	if (!s)
 		return;
-	for (unsigned i = 0; i < s->n; i++) {
+	for (unsigned i = 0; i < sim_nnodes(s); i++) {
 		free(s->nodes[i].name);
 		free(s->nodes[i].addr);
 		free(s->nodes[i].dir);
@@ -163,8 +177,8 @@ static void format_sim_conf(struct strbuf *out, const struct sim *s)
 {
 	strbuf_addf(out,
 		    "# Written by `bringup sim up`; read by status, fault and down.\n"
-		    "PROFILE='%s'\nSTATE='%s'\nNODE_COUNT='%u'\nPORT='%u'\n",
-		    s->profile->name, sim_state_name(s->state), s->n, s->port);
+		    "PROFILE='%s'\nSTATE='%s'\nNODE_COUNT='%u'\nPORT='%u'\nSWITCH='%u'\n",
+		    s->profile->name, sim_state_name(s->state), s->n, s->port, s->with_switch);
 }
 
 /* The value of KEY='value' in text, or NULL; caller frees. */
@@ -242,6 +256,8 @@ int sim_load(const char *dir, struct sim **ret, struct err *err)
 		ret_code = err_prefix(err, "%s: ", path);
 		goto out;
 	}
+	if (conf_uint(conf.buf, "SWITCH"))
+		sim_add_switch(*ret);
 	(*ret)->token = sim_read_token(dir);
 out:
 	free(path);
@@ -308,7 +324,7 @@ out:
 
 static bool port_free_everywhere(const struct sim *s, unsigned port)
 {
-	for (unsigned i = 0; i < s->n; i++) {
+	for (unsigned i = 0; i < sim_nnodes(s); i++) {
 		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
 		int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		bool ok;
@@ -335,7 +351,7 @@ static int pick_port(struct sim *s, unsigned from, struct err *err)
 		}
 	}
 	return err_set(err, ERR_STATE, "no port in %u-%u is free on all %u sim addresses", from,
-		       from + PORT_TRIES - 1, s->n);
+		       from + PORT_TRIES - 1, sim_nnodes(s));
 }
 
 static int write_text(const char *path, const struct strbuf *sb, unsigned mode, struct err *err)
@@ -474,8 +490,9 @@ static int init_nodes(const struct sim *s, char *const *envp, struct err *err)
 {
 	char *init = xasprintf("%s/bin/sim-node-init", s->dir);
 	char *cluster = xasprintf("%s/cluster", s->dir);
-	char **argvs = xcalloc((size_t)s->n * 4, sizeof(*argvs));
-	struct sim_job *jobs = xcalloc(s->n, sizeof(*jobs));
+	unsigned nn = sim_nnodes(s);
+	char **argvs = xcalloc((size_t)nn * 4, sizeof(*argvs));
+	struct sim_job *jobs = xcalloc(nn, sizeof(*jobs));
 	int ret = 0;
 
 	if (access(init, X_OK)) {
@@ -483,7 +500,7 @@ static int init_nodes(const struct sim *s, char *const *envp, struct err *err)
 			      "simulator's stand-in tools (sim/tools/sim-node-init)", init);
 		goto out;
 	}
-	for (unsigned i = 0; i < s->n; i++) {
+	for (unsigned i = 0; i < nn; i++) {
 		char **argv = argvs + (size_t)i * 4;
 
 		argv[0] = init;
@@ -491,13 +508,13 @@ static int init_nodes(const struct sim *s, char *const *envp, struct err *err)
 		argv[2] = cluster;
 		sim_job_init(&jobs[i], argv);
 	}
-	ret = sim_jobs_run(jobs, s->n, init_parallelism(), envp, err);
-	for (unsigned i = 0; !ret && i < s->n; i++)
+	ret = sim_jobs_run(jobs, nn, init_parallelism(), envp, err);
+	for (unsigned i = 0; !ret && i < nn; i++)
 		if (jobs[i].status)
 			ret = err_set(err, ERR_STATE, "sim-node-init %s failed (exit %d): %s",
 				      s->nodes[i].name, jobs[i].status,
 				      sim_job_last_line(&jobs[i]));
-	for (unsigned i = 0; i < s->n; i++)
+	for (unsigned i = 0; i < nn; i++)
 		sim_job_release(&jobs[i]);
 out:
 	free(jobs);
@@ -533,7 +550,7 @@ static int write_sshd_configs(const struct sim *s, struct err *err)
 	struct strbuf sb = STRBUF_INIT;
 	int ret = 0;
 
-	for (unsigned i = 0; !ret && i < s->n; i++) {
+	for (unsigned i = 0; !ret && i < sim_nnodes(s); i++) {
 		char *path = xasprintf("%s/sshd_config", s->nodes[i].dir);
 
 		strbuf_reset(&sb);
@@ -665,19 +682,20 @@ out:
  * took ours between the probe and the bind. */
 static int start_all_sshds(struct sim *s, char *const *envp, struct err *err)
 {
-	unsigned *idx = xcalloc(s->n, sizeof(*idx));
+	unsigned nn = sim_nnodes(s);
+	unsigned *idx = xcalloc(nn, sizeof(*idx));
 	unsigned from = s->port;
 	bool bind_failed = false;
 	int ret;
 
-	for (unsigned i = 0; i < s->n; i++)
+	for (unsigned i = 0; i < nn; i++)
 		idx[i] = i;
 	for (int attempt = 0;; attempt++) {
 		ret = pick_port(s, from, err);
 		if (!ret)
 			ret = write_sshd_configs(s, err);
 		if (!ret)
-			ret = sim_start_sshds(s, idx, s->n, envp, &bind_failed, err);
+			ret = sim_start_sshds(s, idx, nn, envp, &bind_failed, err);
 		if (!ret || !bind_failed || attempt >= 8)
 			break;
 		sim_down(s->dir, NULL, NULL);
@@ -708,8 +726,14 @@ static int write_client_files(const struct sim *s, char *const *host_pubs, struc
 		ret = write_text(path, &sb, 0644, err);
 		free(path);
 	}
+	/* The switch has its own copy: its refuse-login fault takes it away. */
+	if (!ret && s->with_switch) {
+		path = xasprintf("%s/authorized_keys", s->nodes[s->n].dir);
+		ret = write_text(path, &sb, 0644, err);
+		free(path);
+	}
 	strbuf_reset(&sb);
-	for (unsigned i = 0; !ret && i < s->n; i++) {
+	for (unsigned i = 0; !ret && i < sim_nnodes(s); i++) {
 		if (s->port == 22)
 			strbuf_addf(&sb, "%s %s\n", s->nodes[i].addr, host_pubs[i]);
 		else
@@ -740,7 +764,7 @@ static int prepare(struct sim *s, char **host_pubs, struct err *err)
 		ret = write_assets(s, err);
 	if (!ret)
 		ret = write_cluster_files(s, err);
-	for (unsigned i = 0; !ret && i < s->n; i++)
+	for (unsigned i = 0; !ret && i < sim_nnodes(s); i++)
 		ret = prepare_node(s, i, &host_pubs[i], err);
 	return ret;
 }
@@ -758,7 +782,7 @@ int sim_up(struct sim *s, struct err *err)
 	s->token = new_token(err);
 	if (!s->token)
 		return ERR_IO;
-	host_pubs = xcalloc(s->n, sizeof(*host_pubs));
+	host_pubs = xcalloc(sim_nnodes(s), sizeof(*host_pubs));
 	envp = sim_env_with_token(s->token);
 	ret = prepare(s, host_pubs, err);
 	if (!ret)
@@ -779,7 +803,7 @@ int sim_up(struct sim *s, struct err *err)
 	}
 	if (ret)
 		sim_down(s->dir, NULL, NULL);
-	for (unsigned i = 0; i < s->n; i++)
+	for (unsigned i = 0; i < sim_nnodes(s); i++)
 		free(host_pubs[i]);
 	free(host_pubs);
 	sim_env_free(envp);

@@ -24,6 +24,8 @@
  * a typo such as -n 100000 from spawning a machine's worth of sshds. */
 #define SIM_MAX_NODES 1024
 #define SIM_ADDRS_PER_NET 250
+/* The managed InfiniBand switch `sim up --switch` adds after the nodes. */
+#define SIM_SWITCH_NAME "ibsw01"
 
 /* One HCA port of a profile, as node.conf's HCA_<name> describes it. */
 struct sim_hca {
@@ -80,8 +82,9 @@ struct sim {
 	const struct sim_profile *profile;
 	enum sim_state state;
 	unsigned port;
-	unsigned n;
-	struct sim_node *nodes; /* n of them */
+	unsigned n;             /* compute nodes */
+	bool with_switch;       /* nodes[n] is the managed switch SIM_SWITCH_NAME */
+	struct sim_node *nodes; /* sim_nnodes() of them */
 	bool rootless;          /* not run as root: nodes get a user namespace too */
 };
 
@@ -107,6 +110,22 @@ void sim_add_nodeset(struct strbuf *out, const struct sim *s, unsigned first, un
 struct sim *sim_new(const char *dir, const struct sim_profile *p, enum sim_state st,
 		    unsigned n, unsigned port, struct err *err);
 void sim_free(struct sim *s);
+/*
+ * Adds the managed switch (node SIM_SWITCH_NAME on the address after the
+ * last node): its sshd's ForceCommand is the switch CLI (sim-switch-cli),
+ * the inventory puts it in groups ib_switch and sm_host with sm_backend
+ * switch, and no compute node runs opensm. Call before sim_up.
+ */
+void sim_add_switch(struct sim *s);
+/* Every node with an sshd: the compute nodes and the switch. */
+static inline unsigned sim_nnodes(const struct sim *s)
+{
+	return s->n + (s->with_switch ? 1 : 0);
+}
+static inline bool sim_is_switch(const struct sim *s, unsigned i)
+{
+	return s->with_switch && i == s->n;
+}
 /* Index of the node called name, or -1. */
 int sim_node_find(const struct sim *s, const char *name);
 

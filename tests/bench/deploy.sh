@@ -19,18 +19,23 @@ trap '"$BRINGUP" sim down >/dev/null 2>&1; rm -rf "$BRINGUP_SIM_DIR"' EXIT INT T
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-# measure CMD...: median wall seconds over RUNS (exit status ignored: a bare
-# cluster fails precheck's OFED checks, which costs precheck nothing less).
+# measure CMD...: "WALL RSS", the median wall seconds and the largest peak
+# RSS (MB) over RUNS (exit status ignored: a bare cluster fails precheck's
+# OFED checks, which costs precheck nothing less).
 measure() {
-	walls=""
+	walls="" rss=0
 	for _ in $(seq "$RUNS"); do
-		/usr/bin/time -f '%e' -o "$out_dir/time.$$" "$@" >/dev/null 2>&1
-		walls="$walls $(tail -n 1 "$out_dir/time.$$")"
+		/usr/bin/time -f '%e %M' -o "$out_dir/time.$$" "$@" >/dev/null 2>&1
+		read -r w kb <<-EOF
+		$(tail -n 1 "$out_dir/time.$$")
+		EOF
+		walls="$walls $w"
+		[ "$kb" -gt "$rss" ] && rss=$kb
 	done
-	echo $walls | tr ' ' '\n' | median
+	echo "$(echo $walls | tr ' ' '\n' | median) $((rss / 1024))"
 }
 
-printf '%-6s %-28s %10s\n' hosts what wall_s | tee "$results"
+printf '%-6s %-28s %10s %10s\n' hosts what wall_s max_rss_mb | tee "$results"
 for n in $SIZES; do
 	"$BRINGUP" sim down >/dev/null 2>&1
 	rm -rf "$state"
@@ -38,12 +43,15 @@ for n in $SIZES; do
 	[ -f "$inv" ] || { echo "sim up -n $n failed" >&2; exit 1; }
 	"$BRINGUP" deploy -i "$inv" --state-dir "$state" -f "${BENCH_FORKS:-64}" >"$out_dir/converge.$$" 2>&1 ||
 		{ echo "deploy on $n hosts did not converge:" >&2; tail -n 20 "$out_dir/converge.$$" >&2; exit 1; }
-	pre=$(measure "$BRINGUP" precheck -i "$inv" -f "${BENCH_FORKS:-64}")
-	dep=$(measure "$BRINGUP" deploy -i "$inv" --state-dir "$state" -f "${BENCH_FORKS:-64}")
+	set -- $(measure "$BRINGUP" precheck -i "$inv" -f "${BENCH_FORKS:-64}")
+	pre=$1 pre_rss=$2
+	set -- $(measure "$BRINGUP" deploy -i "$inv" --state-dir "$state" -f "${BENCH_FORKS:-64}")
+	dep=$1 dep_rss=$2
 	"$BRINGUP" deploy -i "$inv" --state-dir "$state" -f "${BENCH_FORKS:-64}" | grep -q "changed=0 failed=0" ||
 		echo "warning: the re-deploy on $n hosts was not idempotent" >&2
-	printf '%-6s %-28s %10s\n' "$n" "precheck" "$pre" | tee -a "$results"
-	printf '%-6s %-28s %10s\n' "$n" "deploy (converged, no-op)" "$dep" | tee -a "$results"
+	printf '%-6s %-28s %10s %10s\n' "$n" "precheck" "$pre" "$pre_rss" | tee -a "$results"
+	printf '%-6s %-28s %10s %10s\n' "$n" "deploy (converged, no-op)" "$dep" "$dep_rss" |
+		tee -a "$results"
 	printf '%-6s %-28s %10s  (target <= 2.00)\n' "$n" "ratio deploy/precheck" \
 		"$(awk "BEGIN{printf \"%.2f\", $dep/$pre}")" | tee -a "$results"
 done

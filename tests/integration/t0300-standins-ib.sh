@@ -216,7 +216,11 @@ out dgx01 sminfo
 grep -q 'sm lid 9 sm guid 0xec0d9a0300000200,' "$TEST_DIR/out" || fail "clear two-sm-masters: $(cat "$TEST_DIR/out")"
 
 fault dgx01 bogus 2>/dev/null; [ $? -eq 2 ] || fail "unknown fault kind must exit 2"
-[ "$("$TOOLS/sim-fault" --list | wc -l)" -eq 20 ] || fail "sim-fault --list"
+[ "$("$TOOLS/sim-fault" --list | wc -l)" -eq 21 ] || fail "sim-fault --list"
+"$TOOLS/sim-fault" --list | grep -qx refuse-login || fail "sim-fault --list: no refuse-login"
+for k in boot-hang openibd-busy install-slow; do
+	"$TOOLS/sim-fault" --list | grep -qx "$k" || fail "sim-fault --list: no $k"
+done
 
 # ---- modprobe / rmmod ---------------------------------------------------
 on dgx01 modprobe -r nv_peer_mem || fail "modprobe -r nv_peer_mem"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # One host failing a stage: the others complete it, that host's later stages
 # are skipped with the reason, deploy exits 1 and the summary names the host.
-# Then serial + max_fail_percent stop the run at the first failure, as in Ansible.
+# Then serial + max_fail_percent stop the run at the first failure, as in Ansible;
+# an unreachable host and a hung one fail on their own.
 . "$(dirname "$0")/lib.sh"
 OS_STAGES=$(cd "$(dirname "$0")/../fixtures/playbooks" && pwd)/os-stages.yaml
 sim_up -n 4 --state bare
@@ -41,4 +42,17 @@ out=$("$BRINGUP" deploy -p "$OS_STAGES" -i "$INV" --state-dir "$STATE")
 echo "$out" | grep -Eq '^  selinux_ib +failed +dgx04: host dgx04 .*unreachable' || fail "unreachable: $out"
 echo "$out" | grep -Eq '^  memlock +changed +dgx03$' || fail "dgx03 did not catch up: $out"
 echo "$out" | grep -Eq '^  nouveau +skipped +dgx04: failed at stage selinux_ib$' || fail "unreachable: $out"
+
+# A host that accepts the login and then never answers: its first stage
+# fails once the per-command limit is spent (once: not once per stage), the
+# others finish, and the run does not wait on it.
+"$BRINGUP" sim fault dgx04 clear >/dev/null
+"$BRINGUP" sim fault dgx02 hang >/dev/null || fail "fault hang"
+t0=$(date +%s)
+out=$("$BRINGUP" deploy -p "$OS_STAGES" -i "$INV" --state-dir "$STATE" --timeout 3)
+[ $? -eq 1 ] || fail "hung host: exit not 1: $out"
+[ $(($(date +%s) - t0)) -lt 20 ] || fail "the run waited on the hung host for $(($(date +%s) - t0)) s"
+echo "$out" | grep -Eq '^  selinux_ib +failed +dgx02: check: timed out: ' || fail "hang: $out"
+echo "$out" | grep -Eq '^  nouveau +skipped +dgx02: failed at stage selinux_ib$' || fail "hang: $out"
+echo "$out" | grep -Eq '^  nouveau +(ok|changed) +dgx\[01,03-04\]$' || fail "others: $out"
 exit 0

@@ -329,6 +329,57 @@ static void test_load(void **state)
 	assert_int_equal(simfs_remove_tree(dir, &err), 0);
 }
 
+/* sim up --switch: one more sshd, the switch CLI as its shell, the SM moved to it. */
+static void test_switch(void **state)
+{
+	struct sim *s = new_sim("dgx1-edr", 3);
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	sim_add_switch(s);
+	assert_int_equal(sim_nnodes(s), 4);
+	assert_true(sim_is_switch(s, 3) && !sim_is_switch(s, 2));
+	assert_string_equal(s->nodes[3].name, "ibsw01");
+	assert_string_equal(s->nodes[3].addr, "127.0.1.4");
+	assert_string_equal(s->nodes[3].dir, "/tmp/simdir/nodes/ibsw01");
+	assert_int_equal(sim_node_find(s, "ibsw01"), 3);
+
+	sim_format_node_conf(&sb, s, 0);
+	assert_has_line(sb.buf, "SM_HOST='0'");
+	strbuf_reset(&sb);
+	sim_format_node_conf(&sb, s, 3);
+	assert_has_line(sb.buf, "NODE_KIND='switch'");
+	assert_has_line(sb.buf, "SYSTEM='MSB7800'");
+	assert_has_line(sb.buf, "SWITCH_GUID='0x248a070300000004'");
+	assert_has_line(sb.buf, "SWITCH_LID='97'");
+
+	strbuf_reset(&sb);
+	sim_format_inventory(&sb, s);
+	assert_has_line(sb.buf, "  ibsw01:");
+	assert_has_line(sb.buf, "    address: 127.0.1.4");
+	assert_has_line(sb.buf, "  ib_switch:");
+	assert_has_line(sb.buf, "      sm_backend: switch");
+	assert_has_line(sb.buf, "  sm_host:");
+	assert_non_null(strstr(sb.buf, "  sm_host:\n    hosts: ibsw01\n"));
+	assert_non_null(strstr(sb.buf, "  gpu_worker:\n    hosts: \"dgx[01-03]\"\n"));
+
+	strbuf_reset(&sb);
+	sim_format_sshd_config(&sb, s, 3, "/usr/lib/openssh/sftp-server", false);
+	assert_has_line(sb.buf, "ForceCommand '/tmp/simdir'/bin/sim-switch-cli");
+	assert_has_line(sb.buf, "AuthorizedKeysFile \"/tmp/simdir/nodes/ibsw01/authorized_keys\"");
+	assert_null(strstr(sb.buf, "Subsystem"));
+	strbuf_reset(&sb);
+	sim_format_sshd_config(&sb, s, 0, "/usr/lib/openssh/sftp-server", false);
+	assert_has_line(sb.buf, "ForceCommand '/tmp/simdir'/bin/sim-shell");
+	assert_has_line(sb.buf, "AuthorizedKeysFile \"/tmp/simdir/authorized_keys\"");
+
+	strbuf_reset(&sb);
+	sim_format_hosts(&sb, s);
+	assert_has_line(sb.buf, "127.0.1.4   ibsw01");
+	strbuf_release(&sb);
+	sim_free(s);
+}
+
 static bool has_pid(const pid_t *v, size_t n, pid_t pid)
 {
 	for (size_t i = 0; i < n; i++)
@@ -381,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_profiles),
 		cmocka_unit_test(test_names_and_addresses),
 		cmocka_unit_test(test_sim_new_checks),
+		cmocka_unit_test(test_switch),
 		cmocka_unit_test(test_nodeset),
 		cmocka_unit_test(test_node_conf),
 		cmocka_unit_test(test_inventory),

@@ -263,7 +263,7 @@ static int plan_repo(struct mod_ctx *mc, const char *out, const char *installed)
 	return rc;
 }
 
-/* An install of this boot that still waits for its reboot (a run cut before it, or reboot never). */
+/* An install of this boot still owes its reboot (a run cut before it, or reboot: never). */
 static void plan_pending_reboot(struct mod_ctx *mc, const char *out)
 {
 	struct strbuf why = STRBUF_INIT;
@@ -308,8 +308,8 @@ static int ofed_check(struct mod_ctx *mc)
 }
 
 /*
- * Reboots the host when the install needs it (ret_why from install.sh),
- * or fails saying so when the inventory forbids it.
+ * Reboots the host when the install needs it (why: from ofed/restart.sh,
+ * empty when it does not), or fails saying so when the inventory forbids it.
  */
 static int reboot_if_needed(struct mod_ctx *mc, const char *why)
 {

@@ -14,7 +14,7 @@ for n in 01 02 03 04; do echo "$out" | grep -qx "dgx$n" || fail "dgx$n missing: 
 after=$(grep -c 'Accepted publickey' "$log")
 # dgx01 itself (direct) + one jump session per host behind it.
 [ $((after - before)) -eq 4 ] || fail "dgx01 saw $((after - before)) logins, want 4"
-pgrep -x ssh >/dev/null && pgrep -a ssh | grep -q "$BRINGUP_SIM_DIR" && fail "an ssh process was forked"
+pgrep -ax ssh | grep -q "$BRINGUP_SIM_DIR" && fail "an ssh process was forked"
 
 "$BRINGUP" sim fault dgx01 unreachable
 out=$("$BRINGUP" exec -i "$TEST_DIR/jump.yaml" --connect-timeout 3 -- hostname)

@@ -280,8 +280,8 @@ static int ofed_check(struct mod_ctx *mc)
 {
 	const char *want = mod_param_str(mc, "version");
 	char *remote = remote_tarball(mc);
-	const char *args[] = { remote, mod_param_str(mc, "source"), NULL };
-	struct strbuf installed = STRBUF_INIT;
+	struct strbuf installed = STRBUF_INIT, release = STRBUF_INIT;
+	const char *args[] = { remote, mod_param_str(mc, "source"), NULL, NULL };
 	struct cmd_result res;
 	int rc;
 
@@ -289,7 +289,10 @@ static int ofed_check(struct mod_ctx *mc)
 		free(remote);
 		return mod_fail(mc, ERR_STATE, "no desired OFED version (ofed_version)");
 	}
+	ofed_release(want, &release);
+	args[2] = release.buf;
 	rc = mod_probe(mc, "ofed/state.sh", args, NULL, &res);
+	strbuf_release(&release);
 	if (!rc) {
 		probe_value(res.out.buf, "installed", &installed);
 		strbuf_rtrim(&installed);

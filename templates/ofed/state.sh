@@ -1,9 +1,11 @@
 # ofed stage: what this host runs and holds. $1: where the tarball goes;
-# $2: the source (tarball or repo).
+# $2: the source (tarball or repo); $3: the desired release (4.7-3.2.9.0).
 # Prints installed= (ofed_info -s, empty when none), distro= (ID and
 # VERSION_ID as MLNX_OFED names distributions: rhel7.6, ubuntu22.04),
 # arch=, kernel=, gpu=yes|no (an NVIDIA driver: the bundled peer memory
-# package is wanted), tarball= (SHA-256 of $1, empty when absent), free_mb=
+# package is wanted), tarball= (SHA-256 of $1; empty when absent, or when
+# the desired release runs already: a converged run need not read a few
+# hundred MB on every host), free_mb=
 # (space where it goes), reboot_pending= (why an install of this boot
 # still needs a reboot; empty when none or the host rebooted since).
 v=$(ofed_info -s 2>/dev/null | head -n 1)
@@ -13,8 +15,12 @@ echo "distro=${ID-}${VERSION_ID-}"
 echo "arch=$(uname -m)"
 echo "kernel=$(uname -r)"
 if command -v nvidia-smi >/dev/null 2>&1; then echo gpu=yes; else echo gpu=no; fi
+rel=${v%%:*}
+rel=${rel#"${rel%%[0-9]*}"}
 sum=
-[ -f "$1" ] && sum=$(sha256sum <"$1" | cut -d' ' -f1)
+if [ -f "$1" ] && { [ -z "${3-}" ] || [ "$rel" != "$3" ]; }; then
+	sum=$(sha256sum <"$1" | cut -d' ' -f1)
+fi
 echo "tarball=$sum"
 d=$(dirname "$1")
 while [ ! -d "$d" ]; do d=$(dirname "$d"); done

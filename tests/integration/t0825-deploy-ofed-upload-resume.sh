@@ -73,3 +73,7 @@ before=$(grep -c sftp-server "$NODES/dgx01/log/commands.log")
 out=$(deploy) || fail "second deploy: $out"
 echo "$out" | grep -q "changed=0 failed=0" || fail "second deploy changed something: $out"
 [ "$(grep -c sftp-server "$NODES/dgx01/log/commands.log")" = "$before" ] || fail "sent again"
+# ... and the 64 MB tarball is not read again either: no checksum of it is
+# wanted once the desired release runs.
+log=$STATE/$(readlink "$STATE/last")/hosts/dgx01.log
+grep -qx 'tarball=' "$log" || fail "a converged check hashed the tarball: $(grep tarball= "$log")"

@@ -453,7 +453,7 @@ static int sm_verify(struct mod_ctx *mc)
 
 const struct stage_module mod_subnet_manager = {
 	.name = "subnet_manager",
-	.summary = "one master InfiniBand SM: opensm with priorities, verified with sminfo",
+	.summary = "one master InfiniBand SM: opensm or a managed switch's SM, verified with sminfo",
 	.version = 1,
 	.flags = MOD_PER_HOST,
 	.params = params,

@@ -4,6 +4,7 @@
 #   make check      unit tests (cmocka) + integration tests (simulated cluster)
 #   make asan       the same tests under AddressSanitizer + UBSan (build-asan/)
 #   make bench      benchmarks (see tests/bench/)
+#   make fuzz       libFuzzer targets, FUZZ_SECONDS each (tests/fuzz/README.md)
 #   make demo       simulated cluster + the main job on it
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make clean
@@ -11,6 +12,9 @@
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
+DOCDIR  ?= $(PREFIX)/share/doc/bringup
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 DESTDIR ?=
 O       ?= build
 
@@ -22,7 +26,7 @@ CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wformat=2 -Wno-missing-field-initializers
-ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -pthread $(WARN) $(PKG_CFLAGS) $(CFLAGS) $(SAN)
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -pthread $(WARN) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN)
 ALL_LDFLAGS = -pthread $(LDFLAGS) $(SAN)
 
 LIB_SRCS := $(sort $(wildcard engine/*.c modules/*.c sim/*.c tui/*.c))
@@ -98,21 +102,132 @@ integration: $(BIN)
 check: $(BIN) $(UNIT_BINS)
 	@O=$(O) BRINGUP=$(CURDIR)/$(BIN) sh tests/run-all.sh $(UNIT_BINS)
 
+# Two integration tests at a time under ASan (each has its own cluster): the
+# sanitized pass is the longer one, and CI has 2 cores and 90 minutes.
+ASAN_JOBS ?= 2
 asan:
-	$(MAKE) O=build-asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" CFLAGS="-O1 -g" check
+	BRINGUP_TEST_SLOW=3 INTEGRATION_JOBS=$(ASAN_JOBS) $(MAKE) O=build-asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" CFLAGS="-O1 -g" check
 
 bench: $(BIN)
 	@BRINGUP=$(CURDIR)/$(BIN) sh tests/bench/run.sh
 
+# libFuzzer targets (tests/fuzz/README.md): clang, ASan + UBSan, build-fuzz/.
+FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz-%.c,%,$(sort $(wildcard tests/fuzz/fuzz-*.c)))
+FUZZ_SECONDS ?= 60
+FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+
+.PHONY: fuzz fuzz-smoke fuzz-regress fuzz-build fuzz-bins
+fuzz: fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh build-fuzz $(FUZZ_TARGETS)
+
+fuzz-smoke: fuzz-build
+	@FUZZ_SECONDS=25 sh tests/fuzz/run.sh build-fuzz $(FUZZ_TARGETS)
+
+fuzz-regress: fuzz-build
+	@FUZZ_SECONDS=0 sh tests/fuzz/run.sh build-fuzz $(FUZZ_TARGETS)
+
+fuzz-build:
+	@$(MAKE) --no-print-directory O=build-fuzz CC=clang SAN="$(FUZZ_SAN)" CFLAGS="-O1 -g" fuzz-bins
+
+fuzz-bins: $(FUZZ_TARGETS:%=$(O)/fuzz-bin/fuzz-%)
+
+$(O)/fuzz-bin/fuzz-%: tests/fuzz/fuzz-%.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(call say,FUZZ,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS) $(ALL_LDFLAGS)
+
 demo: $(BIN)
 	@BRINGUP=$(CURDIR)/$(BIN) sh tools/demo.sh
 
-install: $(BIN)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+# Completion scripts come from the binary (`bringup complete --shell`), and
+# ask it for candidates at run time, so they follow the command table.
+COMPLETIONS := $(O)/completion/bringup.bash $(O)/completion/_bringup
+$(O)/completion/bringup.bash: $(BIN)
+	@mkdir -p $(dir $@)
+	$(BIN) complete --shell bash > $@.tmp && mv $@.tmp $@
+$(O)/completion/_bringup: $(BIN)
+	@mkdir -p $(dir $@)
+	$(BIN) complete --shell zsh > $@.tmp && mv $@.tmp $@
+
+# The same layout as the .deb and the .rpm (packaging/README.md).
+install: $(BIN) $(COMPLETIONS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+		$(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DOCDIR)/examples
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/bringup
 	install -m 0644 man/bringup.1 $(DESTDIR)$(MANDIR)/man1/bringup.1
+	install -m 0644 $(O)/completion/bringup.bash $(DESTDIR)$(BASHCOMPDIR)/bringup
+	install -m 0644 $(O)/completion/_bringup $(DESTDIR)$(ZSHCOMPDIR)/_bringup
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m 0644 inventory/README.md $(DESTDIR)$(DOCDIR)/examples/README.md
+	install -m 0644 inventory/*.yaml $(DESTDIR)$(DOCDIR)/examples/
 
 clean:
-	rm -rf build build-asan bringup
+	rm -rf build build-asan build-fuzz build-pkg bringup
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
+
+# bringup(1) is generated from man/bringup.1.in and the command, check and
+# module tables (cmd/doc-man.c); the result is checked in so that a plain
+# checkout has its page, and test-doc-man fails when it is stale.
+$(O)/tools/gen-man: tools/gen-man.c $(CMD_OBJS) $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) $(ALL_LDFLAGS)
+
+.PHONY: man
+man: $(O)/tools/gen-man
+	$(O)/tools/gen-man man/bringup.1.in inventory/README.md > man/bringup.1.tmp
+	mv man/bringup.1.tmp man/bringup.1
+
+# Packages (packaging/README.md). `make deb` builds from a copy of the tree
+# (files git knows of, committed or not) so that debian/ stays in packaging/.
+VERSION := $(shell sed -n 's/^\#define BRINGUP_VERSION "\(.*\)"/\1/p' cmd/version.h)
+.PHONY: deb deb-test rpm
+deb:
+	rm -rf $(O)/deb && mkdir -p $(O)/deb/bringup-$(VERSION)
+	git ls-files -z --cached --others --exclude-standard | \
+		xargs -0 cp -P --parents -t $(O)/deb/bringup-$(VERSION)
+	rm -rf $(O)/deb/bringup-$(VERSION)/debian
+	cp -r packaging/debian $(O)/deb/bringup-$(VERSION)/debian
+	cd $(O)/deb/bringup-$(VERSION) && env -u MAKEFLAGS -u MFLAGS -u MAKEOVERRIDES -u MAKELEVEL -u O \
+		DEB_BUILD_OPTIONS="nocheck parallel=2 $(DEB_BUILD_OPTIONS)" dpkg-buildpackage -us -uc -b
+	@if command -v lintian >/dev/null 2>&1; then \
+		lintian --fail-on error --info $(O)/deb/bringup_$(VERSION)_*.changes; \
+	else echo "deb: lintian not installed, not checked"; fi
+	@ls $(O)/deb/*.deb
+
+# CI (.ci/run): the package built from scratch, lintian-checked, installed
+# into a clean root and run against the simulated cluster.
+deb-test: $(BIN)
+	$(MAKE) --no-print-directory deb O=build-pkg DEB_BUILD_OPTIONS=noautodbgsym
+	BRINGUP=$(CURDIR)/$(BIN) DEB=$$(ls build-pkg/deb/bringup_$(VERSION)_*.deb) \
+		sh tests/packaging/deb-install.sh
+
+# `make rpm` where rpmbuild exists. On a host whose rpm database is empty (a
+# Debian builder) BuildRequires cannot be checked: --nodeps, said aloud.
+RPM_TOP = $(abspath $(O))/rpm
+rpm:
+	@command -v rpmbuild >/dev/null 2>&1 || { echo "rpm: rpmbuild not installed" >&2; exit 1; }
+	rm -rf $(RPM_TOP) && mkdir -p $(RPM_TOP)/SOURCES $(RPM_TOP)/src/bringup-$(VERSION)
+	git ls-files -z --cached --others --exclude-standard | \
+		xargs -0 cp -P --parents -t $(RPM_TOP)/src/bringup-$(VERSION)
+	tar -C $(RPM_TOP)/src -czf $(RPM_TOP)/SOURCES/bringup-$(VERSION).tar.gz bringup-$(VERSION)
+	@if command -v rpmlint >/dev/null 2>&1; then rpmlint packaging/rpm/bringup.spec; \
+	else echo "rpm: rpmlint not installed, spec not checked"; fi
+	if rpm -q rpm >/dev/null 2>&1; then \
+		env -u MAKEFLAGS -u MFLAGS -u MAKEOVERRIDES -u MAKELEVEL -u O \
+		rpmbuild -bb --define "_topdir $(RPM_TOP)" packaging/rpm/bringup.spec; \
+	else \
+		echo "rpm: not an RPM system: BuildRequires not checked (--nodeps), no debuginfo"; \
+		env -u MAKEFLAGS -u MFLAGS -u MAKEOVERRIDES -u MAKELEVEL -u O \
+		rpmbuild -bb --nodeps --define "debug_package %{nil}" --define "_topdir $(RPM_TOP)" \
+			packaging/rpm/bringup.spec; \
+	fi
+	@ls $(RPM_TOP)/RPMS/*/*.rpm
+
+# The validate soak (issue 12's "no false alarm"): 20 runs of every stage on
+# a healthy 8-node simulated cluster; minutes, so not part of `make check`.
+.PHONY: soak-validate
+soak-validate: $(BIN)
+	BRINGUP=$(CURDIR)/$(BIN) sh tests/soak/validate-soak.sh

@@ -1,13 +1,18 @@
 /*
- * What every subcommand shares: usage lines from the table, and the one
- * mapping from error codes to exit statuses. Kept out of main.c so that unit
+ * What every subcommand shares: usage lines from the table, the one
+ * mapping from error codes to exit statuses, and what ^C does. Kept out of main.c so that unit
  * tests link against it.
  */
 #include "cmd.h"
+#include "../engine/runner.h"
 #include "version.h"
+#include "../engine/redact.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 int cmd_usage(const char *name)
 {
@@ -42,6 +47,23 @@ int cmd_fail(const struct err *e)
 	return cmd_exit_for(e->code);
 }
 
+int cmd_fail_inv(const struct inventory *inv, struct err *e)
+{
+	struct redactor *r = redactor_new();
+	int status;
+
+	if (inv)
+		redactor_add_inventory(r, inv);
+	redact_err(r, e);
+	status = cmd_fail(e);
+	redactor_free(r);
+	return status;
+}
+
+const struct cmd_option cmd_version_options[] = {
+	{ NULL },
+};
+
 int cmd_version(int argc, char **argv)
 {
 	(void)argc;
@@ -61,5 +83,89 @@ int cmd_parse_uint(const char *cmd, const char *opt, const char *s, unsigned *re
 		return -1;
 	}
 	*ret = (unsigned)v;
+	return 0;
+}
+
+static void (*interrupt_cancel)(void *);
+static void *interrupt_arg;
+static const char *interrupt_what;
+static volatile sig_atomic_t interrupt_seen;
+
+static void say(const char *s)
+{
+	ssize_t n = write(STDERR_FILENO, s, strlen(s));
+
+	(void)n; /* nothing to do about a closed stderr in a signal handler */
+}
+
+static void (*volatile interrupt_exit_hook)(void);
+
+void cmd_interrupt_on_exit(void (*fn)(void))
+{
+	interrupt_exit_hook = fn;
+}
+
+/* The second signal: the hook (the TUI gives the terminal back), then death. */
+static void on_second_interrupt(int sig)
+{
+	void (*hook)(void) = interrupt_exit_hook;
+
+	if (hook)
+		hook();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	/* The next one gets the default action: the process ends at once. */
+	signal(SIGINT, interrupt_exit_hook ? on_second_interrupt : SIG_DFL);
+	signal(SIGTERM, interrupt_exit_hook ? on_second_interrupt : SIG_DFL);
+	interrupt_seen = 1;
+	if (interrupt_cancel)
+		interrupt_cancel(interrupt_arg);
+	say("\nbringup: interrupted: ");
+	say(interrupt_what);
+	say("; ^C again quits at once\n");
+}
+
+void cmd_interrupt_begin(void (*cancel)(void *), void *arg, const char *what)
+{
+	interrupt_cancel = cancel;
+	interrupt_arg = arg;
+	interrupt_what = what;
+	interrupt_seen = 0;
+	signal(SIGINT, on_interrupt);
+	signal(SIGTERM, on_interrupt);
+}
+
+void cmd_cancel_runner(void *runner)
+{
+	runner_cancel(runner);
+}
+
+bool cmd_interrupt_end(void)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	interrupt_cancel = NULL;
+	interrupt_arg = NULL;
+	return interrupt_seen;
+}
+
+int cmd_write_out(const char *path, const char *buf, size_t len)
+{
+	FILE *f = path ? fopen(path, "w") : stdout;
+
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	fwrite(buf, 1, len, f);
+	if (path && fclose(f)) {
+		perror(path);
+		return -1;
+	}
 	return 0;
 }

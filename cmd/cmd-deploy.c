@@ -4,13 +4,18 @@
  * summary as JSON), keep a journal for --resume.
  */
 #include "cmd.h"
+#include "progress.h"
 #include "version.h"
 #include "../engine/deploy.h"
+#include "../engine/eventlog.h"
+#include "../engine/jsontext.h"
 #include "../engine/nodeset.h"
 #include "../engine/runner.h"
 #include "../engine/template.h"
 #include "../engine/xalloc.h"
 #include "../modules/module.h"
+#include "../modules/offline.h"
+#include "../tui/tui.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -29,15 +34,54 @@ struct out {
 	const struct playbook *pb;
 };
 
-static struct deploy *active;
-
-static void on_signal(int sig)
+/* A second ^C kills us the usual way (cmd_interrupt_begin); the journal is
+ * safe either way. */
+static void cancel_deploy(void *d)
 {
-	/* A second ^C kills us the usual way; the journal is safe either way. */
-	signal(sig, SIG_DFL);
-	if (active)
-		deploy_cancel(active);
+	deploy_cancel(d);
 }
+
+const struct cmd_option cmd_deploy_options[] = {
+	{ "inventory", 'i', OPT_SHORT | OPT_FILE | OPT_INVENTORY, "FILE", "inventory (YAML)" },
+	{ "playbook", 'p', OPT_SHORT | OPT_FILE, "FILE", "playbook to run instead of the built-in one" },
+	{ "check", 'C', OPT_SHORT, NULL, "plan only: show what would change (with diffs), change nothing" },
+	{ "limit", 'l', OPT_SHORT | OPT_HOSTS, "HOSTS", "node sets and/or group names, comma-separated" },
+	{ "tags", 't', OPT_SHORT, "T[,T]", "only stages with one of these tags (or names)" },
+	{ "skip-tags", 'T', 0, "T[,T]", "never stages with one of these tags (or names)" },
+	{ "start-at", 'S', 0, "STAGE", "skip the stages before STAGE" },
+	{ "resume", 'R', 0, NULL, "continue the last run: skip what its journal says is done" },
+	{ "state-dir", 'D', OPT_DIR, "DIR", "journal and logs (default ~/.local/state/bringup/CLUSTER)" },
+	{ "output", 'o', OPT_SHORT, "text|json", "the summary as text (default) or JSON" },
+	{ "forks", 'f', OPT_SHORT, "N", "hosts worked on at once (default " CMD_STR(RUNNER_DEFAULT_FORKS) ")" },
+	{ "timeout", 'W', 0, "S", "per-command time limit (default: the inventory's)" },
+	{ "accept-new-host-keys", 'A', 0, NULL, "record unknown host keys (changed keys are refused)" },
+	{ "list-modules", 'M', 0, NULL, "print the modules playbooks can use" },
+	{ "from-bundle", 'B', OPT_FILE, "FILE", "use an air-gap bundle (bundle --offline): checked, unpacked in STATE/offline" },
+	{ "tui", 'U', 0, NULL, "a full-screen view to watch and steer the run (bringup tui)" },
+	{ "help", 'h', OPT_SHORT, NULL, "print this help" },
+	{ NULL },
+};
+
+/* Where the events go: the run directory always, then the TUI or the lines. */
+struct sinks {
+	struct out *o;
+	struct eventlog *el;
+	struct tui *tui;
+	struct progress *progress;  /* a terminal without --tui */
+	struct deploy *d;
+};
+
+static void cancel_deploy_tui(void *arg)
+{
+	struct sinks *k = arg;
+
+	deploy_cancel(k->d);
+	tui_interrupted(k->tui);
+}
+
+static void tui_pause(void *d, bool paused) { deploy_pause(d, paused); }
+static void tui_retry(void *d, size_t stage) { deploy_retry(d, stage); }
+static void tui_stop(void *d) { deploy_cancel(d); }
 
 static void usage(FILE *f)
 {
@@ -47,31 +91,25 @@ static void usage(FILE *f)
 		"Runs the stages of a playbook (default: the built-in deploy playbook) on the\n"
 		"cluster: stages in order, the hosts of a stage in parallel. Each stage checks\n"
 		"first and changes only what differs, so a second run changes nothing.\n"
+		"\n");
+	cmd_print_options(f, cmd_deploy_options);
+	fprintf(f,
 		"\n"
-		"  -i, --inventory FILE      inventory (YAML)\n"
-		"  -p, --playbook FILE       playbook to run instead of the built-in one\n"
-		"  -C, --check               plan only: show what would change (with diffs), change nothing\n"
-		"  -l, --limit HOSTS         node sets and/or group names, comma-separated\n"
-		"  -t, --tags T[,T]          only stages with one of these tags (or names)\n"
-		"      --skip-tags T[,T]     never stages with one of these tags (or names)\n"
-		"      --start-at STAGE      skip the stages before STAGE\n"
-		"      --resume              continue the last run: skip what its journal says is done\n"
-		"      --state-dir DIR       journal and logs (default ~/.local/state/bringup/CLUSTER)\n"
-		"  -o, --output text|json    the summary as text (default) or JSON\n"
-		"  -f, --forks N             hosts worked on at once (default %d)\n"
-		"      --timeout S           per-command time limit (default: the inventory's)\n"
-		"      --accept-new-host-keys  record unknown host keys (changed keys are refused)\n"
-		"      --list-modules        print the modules playbooks can use\n"
-		"\n"
+		"On a terminal: a live status (a line per stage with a bar and counts, failures\n"
+		"as they happen). Events are recorded in RUN_DIR/events.jsonl (tui --replay).\n"
 		"Output: when stdout is not a terminal, one line per state change:\n"
 		"  STAGE * start HOSTS | STAGE HOST started | STAGE HOST output TEXT |\n"
-		"  STAGE HOST ok|changed|failed|skipped SECONDS [: REASON] | STAGE * done\n"
-		"then a summary per stage and result, hosts folded into node sets.\n"
-		"SIGINT stops cleanly: nothing new starts, running commands finish; --resume goes on.\n"
+		"  STAGE HOST ok|changed|failed|unreachable|skipped SECONDS [: REASON] |\n"
+		"  STAGE * done\n"
+		"then a summary per stage and result, hosts folded into node sets. A host that\n"
+		"refuses or does not answer within the connect timeout is unreachable (not\n"
+		"failed); its later stages are skipped and --resume tries it again.\n"
+		"SIGINT stops cleanly: nothing new starts, running commands finish; a second\n"
+		"SIGINT quits at once; --resume goes on. A command that runs out of time is\n"
+		"stopped on the host (its process group gets SIGTERM, then SIGKILL).\n"
 		"\n"
 		"Exit status: 0 every stage succeeded; 1 a stage failed on a host or the run was\n"
-		"interrupted; 2 usage, inventory or playbook error; 3 a host was unreachable.\n",
-		RUNNER_DEFAULT_FORKS);
+		"interrupted; 2 usage, inventory or playbook error; 3 a host was unreachable.\n");
 }
 
 static void split_commas(const char *s, struct strlist *out)
@@ -124,6 +162,41 @@ static void print_event(const struct dep_event *ev, void *arg)
 		break;
 	}
 	fflush(stdout);
+}
+
+static void fan_out(const struct dep_event *ev, void *arg)
+{
+	struct sinks *k = arg;
+
+	eventlog_write(k->el, ev);
+	if (k->tui)
+		tui_event(ev, k->tui);
+	else if (k->progress)
+		progress_event(ev, k->progress);
+	else
+		print_event(ev, k->o);
+}
+
+/* The matrix's rows and columns: the inventory's hosts, and the admin host
+ * when a stage runs there. Strings are borrowed; the arrays are the caller's. */
+static void fill_run_info(const struct inventory *inv, const struct playbook *pb,
+			  const char *run_dir, struct run_info *ri)
+{
+	char **stages = xcalloc(pb->nstages + 1, sizeof(*stages));
+	char **hosts = xcalloc(inv->nhosts + 2, sizeof(*hosts));
+	size_t nh = 0;
+	bool local = false;
+
+	for (size_t i = 0; i < pb->nstages; i++) {
+		stages[i] = pb->stages[i].name;
+		local |= pb->stages[i].local;
+	}
+	for (size_t i = 0; i < inv->nhosts; i++)
+		hosts[nh++] = inv->hosts[i].name;
+	if (local)
+		hosts[nh++] = "localhost";
+	*ri = (struct run_info){ inv->cluster_name, pb->name, run_dir, stages, pb->nstages,
+				 hosts, nh };
 }
 
 /* ---- the summary ---- */
@@ -202,9 +275,12 @@ static void print_summary(const struct deploy *d, const struct out *o, const cha
 	printf("summary:\n");
 	for (size_t si = 0; si < o->pb->nstages; si++)
 		print_stage_summary(d, o, si, totals, false);
-	printf("total: ok=%zu %s=%zu failed=%zu skipped=%zu\n", totals[RES_OK],
+	printf("total: ok=%zu %s=%zu failed=%zu skipped=%zu", totals[RES_OK],
 	       o->check ? "would-change" : "changed", totals[RES_CHANGED],
 	       totals[RES_FAILED], totals[RES_SKIPPED]);
+	if (totals[RES_UNREACHABLE])
+		printf(" unreachable=%zu", totals[RES_UNREACHABLE]);
+	putchar('\n');
 	printf("run: %s\n", run_dir);
 }
 
@@ -213,7 +289,7 @@ static json_t *strlist_json(const struct strlist *l)
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < l->n; i++)
-		json_array_append_new(a, json_string(l->v[i]));
+		json_array_append_new(a, json_text_or_null(l->v[i]));
 	return a;
 }
 
@@ -235,7 +311,7 @@ static json_t *summary_json(const struct deploy *d, const struct out *o, const c
 			count[c->result]++;
 			j = json_pack("{s:s, s:o, s:f, s:o}", "status", host_result_name(c->result),
 				      "changes", strlist_json(&c->changes), "duration_s", c->duration_s,
-				      "reason", c->reason ? json_string(c->reason) : json_null());
+				      "reason", json_text_or_null(c->reason));
 			if (o->check)
 				json_object_set_new(j, "diffs", strlist_json(&c->diffs));
 			json_object_set_new(hosts, h < o->inv->nhosts ? o->inv->hosts[h].name :
@@ -262,6 +338,8 @@ static int exit_status(const struct deploy *d, const struct out *o)
 		for (size_t h = 0; h <= o->inv->nhosts; h++) {
 			const struct deploy_cell *c = deploy_cell(d, si, h);
 
+			if (c->result == RES_UNREACHABLE && status == EXIT_OK)
+				status = EXIT_UNREACHABLE;
 			if (c->result != RES_FAILED)
 				continue;
 			if (cmd_exit_for(c->err_code) == EXIT_UNREACHABLE && status == EXIT_OK)
@@ -374,42 +452,32 @@ static int open_journal(const struct inventory *inv, const struct playbook *pb,
 static void add_secrets(struct runlog *log, const struct inventory *inv)
 {
 	runlog_add_secrets_from(log, inv->vars);
+	for (size_t i = 0; i < ROLE__COUNT; i++)
+		runlog_add_secrets_from(log, inv->groups[i].vars);
 	for (size_t i = 0; i < inv->nhosts; i++)
 		runlog_add_secrets_from(log, inv->hosts[i].vars);
 }
 
+struct deploy_args;
+static int use_bundle(const struct deploy_args *a, struct inventory *inv, struct err *err);
+
 struct deploy_args {
-	const char *inv_path, *pb_path, *limit, *start_at, *state_dir, *format;
+	const char *inv_path, *pb_path, *limit, *start_at, *state_dir, *format, *from_bundle;
 	struct strlist tags, skip_tags;
+	bool tui;
 	bool check, resume, list;
 	struct deploy_opts o;
 };
 
 static int parse_args(int argc, char **argv, struct deploy_args *a)
 {
-	static const struct option longopts[] = {
-		{ "inventory", required_argument, NULL, 'i' },
-		{ "playbook", required_argument, NULL, 'p' },
-		{ "check", no_argument, NULL, 'C' },
-		{ "limit", required_argument, NULL, 'l' },
-		{ "tags", required_argument, NULL, 't' },
-		{ "skip-tags", required_argument, NULL, 'T' },
-		{ "start-at", required_argument, NULL, 'S' },
-		{ "resume", no_argument, NULL, 'R' },
-		{ "state-dir", required_argument, NULL, 'D' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "forks", required_argument, NULL, 'f' },
-		{ "timeout", required_argument, NULL, 'W' },
-		{ "accept-new-host-keys", no_argument, NULL, 'A' },
-		{ "list-modules", no_argument, NULL, 'M' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct cmd_getopt g;
 	int c;
 
 	a->format = "text";
+	cmd_getopt_init(&g, cmd_deploy_options, false);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:p:Cl:t:o:f:h", longopts, NULL)) != -1) {
+	while ((c = cmd_getopt(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'i': a->inv_path = optarg; break;
 		case 'p': a->pb_path = optarg; break;
@@ -425,6 +493,8 @@ static int parse_args(int argc, char **argv, struct deploy_args *a)
 		case 'W': if (cmd_parse_uint("deploy", "--timeout", optarg, &a->o.command_timeout_s)) return -1; break;
 		case 'A': a->o.accept_new_host_keys = true; break;
 		case 'M': a->list = true; break;
+		case 'B': a->from_bundle = optarg; break;
+		case 'U': a->tui = true; break;
 		case 'h': usage(stdout); return 1;
 		default: usage(stderr); return -1;
 		}
@@ -447,6 +517,22 @@ static int parse_args(int argc, char **argv, struct deploy_args *a)
 	return 0;
 }
 
+/* --from-bundle: the hosts' ofed_tarball (gpfs_installer, peermem_tarball) point into the unpacked bundle. */
+static int use_bundle(const struct deploy_args *a, struct inventory *inv, struct err *err)
+{
+	char *state = a->state_dir ? xstrdup(a->state_dir) : state_dir_default(inv->cluster_name);
+	char *dir = xasprintf("%s/offline", state);
+	struct strbuf report = STRBUF_INIT;
+	int rc = offline_bundle_use(a->from_bundle, dir, inv, &report, err);
+
+	if (!rc)
+		fputs(report.buf, stderr);
+	strbuf_release(&report);
+	free(dir);
+	free(state);
+	return rc;
+}
+
 int cmd_deploy(int argc, char **argv)
 {
 	struct deploy_args a = { 0 };
@@ -458,6 +544,8 @@ int cmd_deploy(int argc, char **argv)
 	struct run_paths rp = { 0 };
 	struct err err = ERR_INIT;
 	struct out o = { 0 };
+	struct sinks sinks = { 0 };
+	struct run_info ri = { 0 };
 	int status = EXIT_OK, rc, lock_fd = -1;
 
 	rc = parse_args(argc, argv, &a);
@@ -469,10 +557,11 @@ int cmd_deploy(int argc, char **argv)
 	}
 	/* Everything that can be wrong with the input fails here, before any host is touched. */
 	if (inventory_load(a.inv_path, &inv, &err) ||
+	    (a.from_bundle && use_bundle(&a, inv, &err)) ||
 	    (a.pb_path ? playbook_load(a.pb_path, stage_modules, stage_nmodules, &pb, &err) :
 	     load_default_playbook(&pb, &err)) ||
 	    playbook_resolve(pb, inv, &err)) {
-		status = cmd_fail(&err);
+		status = cmd_fail_inv(inv, &err);
 		if (status == EXIT_FAILED && err.code == ERR_NOTFOUND)
 			status = EXIT_USAGE;
 		goto out;
@@ -492,23 +581,50 @@ int cmd_deploy(int argc, char **argv)
 		free(id);
 	} else if (run_lock(rp.state_dir, &lock_fd, &err) ||
 		   open_journal(inv, pb, a.inv_path, a.resume, &rp, &journal, &err)) {
-		status = cmd_fail(&err);
+		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}
 	if (runlog_open(rp.run_dir, &log, &err) ||
 	    deploy_new(inv, pb, &a.o, journal, log, &d, &err)) {
-		status = cmd_fail(&err);
+		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}
 	add_secrets(log, inv);
 	o = (struct out){ !strcmp(a.format, "json"), isatty(STDOUT_FILENO), a.check, inv, pb };
-	active = d;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	rc = deploy_run(d, print_event, &o, &err);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	active = NULL;
+	fill_run_info(inv, pb, rp.run_dir, &ri);
+	if (eventlog_open(rp.run_dir, &ri, &sinks.el, &err)) {
+		status = cmd_fail_inv(inv, &err);
+		goto out;
+	}
+	sinks.o = &o;
+	sinks.d = d;
+	/* --tui on a pipe: the plain lines, as without it */
+	if (a.tui && o.tty && isatty(STDIN_FILENO)) {
+		struct tui_ctl ctl = { tui_pause, tui_retry, tui_stop, d, "running commands "
+				       "finish; `bringup deploy --resume` goes on", false };
+
+		if (tui_new(&ri, &ctl, &sinks.tui, &err)) {
+			status = cmd_fail_inv(inv, &err);
+			goto out;
+		}
+		cmd_interrupt_on_exit(tui_restore_terminal);
+		cmd_interrupt_begin(cancel_deploy_tui, &sinks, "no new stage or host starts, "
+				    "running commands finish; --resume goes on");
+	} else {
+		if (o.tty && !o.json)
+			sinks.progress = progress_new(stdout, &ri, !getenv("NO_COLOR"));
+		cmd_interrupt_begin(cancel_deploy, d, "no new stage or host starts, running "
+				    "commands finish (a change is never cut in half); --resume goes on");
+	}
+	rc = deploy_run(d, fan_out, &sinks, &err);
+	while (sinks.tui && !rc && tui_wait(sinks.tui) == TUI_RUN_AGAIN)
+		rc = deploy_run(d, fan_out, &sinks, &err);
+	cmd_interrupt_end();
+	tui_free(sinks.tui);
+	sinks.tui = NULL;
+	progress_free(sinks.progress);
+	sinks.progress = NULL;
+	cmd_interrupt_on_exit(NULL);
 	if (o.json) {
 		json_t *j = summary_json(d, &o, rp.run_id, rp.run_dir);
 
@@ -520,10 +636,15 @@ int cmd_deploy(int argc, char **argv)
 	}
 	status = exit_status(d, &o);
 	if (rc)
-		status = cmd_fail(&err);
+		status = cmd_fail_inv(inv, &err);
 	else if (deploy_interrupted(d))
 		fprintf(stderr, "bringup: interrupted; `bringup deploy --resume` goes on from here\n");
 out:
+	tui_free(sinks.tui);
+	progress_free(sinks.progress);
+	eventlog_free(sinks.el);
+	free((void *)ri.stages);
+	free((void *)ri.hosts);
 	deploy_free(d);
 	runlog_free(log);
 	journal_free(journal);

@@ -20,12 +20,23 @@ static const char usage_text[] =
 	"           as node sets, then every host with its address, ssh target,\n"
 	"           roles, expected HCAs and GPUs and merged variables\n"
 	"  check    validate only; prints \"FILE: ok, N hosts\"\n"
-	"\n"
-	"  -i, --inventory FILE   the inventory YAML (see inventory/README.md)\n"
-	"      --host H           show only host H\n"
-	"  -o, --output FORMAT    text (default) or json\n"
-	"\n"
-	"Exit status 2 on any inventory error, with FILE:LINE:COL on stderr.\n";
+	"\n";
+
+const struct cmd_option cmd_inventory_options[] = {
+	{ "inventory", 'i', OPT_SHORT | OPT_FILE | OPT_INVENTORY, "FILE",
+	  "the inventory YAML (see inventory/README.md)" },
+	{ "host", 'H', OPT_HOSTS, "H", "show only host H" },
+	{ "output", 'o', OPT_SHORT, "text|json", "text (default) or json" },
+	{ "help", 'h', OPT_SHORT, NULL, "print this help" },
+	{ NULL },
+};
+
+static void usage(FILE *f)
+{
+	fputs(usage_text, f);
+	cmd_print_options(f, cmd_inventory_options);
+	fputs("\nExit status 2 on any inventory error, with FILE:LINE:COL on stderr.\n", f);
+}
 
 struct inv_opts {
 	const char *action;
@@ -36,13 +47,7 @@ struct inv_opts {
 
 static int parse_args(int argc, char **argv, struct inv_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "inventory", required_argument, NULL, 'i' },
-		{ "host", required_argument, NULL, 'H' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct cmd_getopt g;
 	int c;
 
 	o->action = "show";
@@ -53,8 +58,9 @@ static int parse_args(int argc, char **argv, struct inv_opts *o)
 		argc--;
 		argv++;
 	}
+	cmd_getopt_init(&g, cmd_inventory_options, false);
 	optind = 0; /* glibc: start afresh, commands may run more than once */
-	while ((c = getopt_long(argc, argv, "i:o:h", longopts, NULL)) != -1) {
+	while ((c = cmd_getopt(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'i':
 			o->path = optarg;
@@ -71,7 +77,7 @@ static int parse_args(int argc, char **argv, struct inv_opts *o)
 			o->json = !strcmp(optarg, "json");
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
+			usage(stdout);
 			return -1;
 		default:
 			return cmd_usage("inventory");
@@ -79,7 +85,7 @@ static int parse_args(int argc, char **argv, struct inv_opts *o)
 	}
 	if (optind < argc || !o->path ||
 	    (strcmp(o->action, "show") && strcmp(o->action, "check"))) {
-		fputs(usage_text, stderr);
+		usage(stderr);
 		return EXIT_USAGE;
 	}
 	return 0;

@@ -50,6 +50,12 @@ static int read_input(const char *path, struct strbuf *sb, struct err *err)
 	return rc;
 }
 
+const struct cmd_option cmd_parse_options[] = {
+	{ "list", 'l', OPT_SHORT, NULL, "list the tools whose output can be parsed" },
+	{ "help", 'h', OPT_SHORT, NULL, "print this help" },
+	{ NULL },
+};
+
 static int usage(FILE *out, int status)
 {
 	fprintf(out, "usage: bringup parse TOOL [FILE]\n"
@@ -62,19 +68,16 @@ static int usage(FILE *out, int status)
 
 int cmd_parse(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "list", no_argument, NULL, 'l' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct cmd_getopt g;
 	struct strbuf in = STRBUF_INIT;
 	struct err err = ERR_INIT;
 	const struct parser *p;
 	json_t *out = NULL;
 	int c, status;
 
+	cmd_getopt_init(&g, cmd_parse_options, false);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hl", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'h':
 			return usage(stdout, EXIT_OK);

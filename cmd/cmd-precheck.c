@@ -5,33 +5,50 @@
  * failed, 2 usage or inventory error, 3 hosts unreachable.
  */
 #include "cmd.h"
+#include "progress.h"
 #include "../engine/check.h"
 #include "../engine/facts.h"
 #include "../engine/inventory.h"
 #include "../engine/nodeset.h"
+#include "../engine/redact.h"
 #include "../engine/report.h"
 #include "../engine/runner.h"
 #include "../engine/ssh.h"
+#include "../engine/runlog.h"
 #include "../engine/strlist.h"
+#include "../engine/upgrade.h"
 #include "../engine/xalloc.h"
+#include "../tui/tui.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-static struct runner *active_runner;
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	if (active_runner)
-		runner_cancel(active_runner);
-}
+const struct cmd_option cmd_precheck_options[] = {
+	{ "inventory", 'i', OPT_SHORT | OPT_FILE | OPT_INVENTORY, "FILE", "inventory (YAML)" },
+	{ "limit", 'l', OPT_SHORT | OPT_HOSTS, "HOSTS", "node sets and/or group names, comma-separated" },
+	{ "checks", 'c', OPT_CHECKS, "LIST", "only these checks (ids or globs: 'ib.*,gpu.count')" },
+	{ "skip-checks", 's', OPT_CHECKS, "LIST", "all but these" },
+	{ "list-checks", 'L', 0, NULL, "print every check id with its severity and title" },
+	{ "print-probe", 'P', 0, NULL, "print the script precheck runs on every host (sh -s)" },
+	{ "output-format", 'o', OPT_SHORT, "text|json|junit|prom", "the report's format (default text)" },
+	{ "output", 'O', OPT_FILE, "FILE", "write the report to FILE instead of stdout" },
+	{ "facts", 'F', OPT_FILE, "FILE", "also write the gathered facts as JSON" },
+	{ "forks", 'f', OPT_SHORT, "N", "hosts worked on at once (default " CMD_STR(RUNNER_DEFAULT_FORKS) ")" },
+	{ "timeout", 't', OPT_SHORT, "S", "time limit for one host's facts (default 60)" },
+	{ "accept-new-host-keys", 'A', 0, NULL, "record unknown host keys (changed keys are refused)" },
+	{ "tui", 'U', 0, NULL, "a full-screen view while it runs (bringup tui's keys); the report follows" },
+	{ "state-dir", 'D', OPT_DIR, "DIR", "where bringup upgrade notes an unfinished upgrade (default ~/.local/state/bringup/CLUSTER)" },
+	{ "help", 'h', OPT_SHORT, NULL, "print this help" },
+	{ NULL },
+};
 
 static void usage(FILE *f)
 {
@@ -42,27 +59,24 @@ static void usage(FILE *f)
 		"is ready for bring-up: SSH, OS and kernel, HCAs and ports, OFED, peer memory,\n"
 		"memlock, SELinux, GPUs (count, model, row remapping, XIDs, power brake), PCIe\n"
 		"links, GPUDirect RDMA, Spectrum Scale, clocks, the subnet manager.\n"
-		"\n"
-		"  -i, --inventory FILE       inventory (YAML)\n"
-		"  -l, --limit HOSTS          node sets and/or group names, comma-separated\n"
-		"      --checks LIST          only these checks (ids or globs: 'ib.*,gpu.count')\n"
-		"      --skip-checks LIST     all but these\n"
-		"      --list-checks          print every check id with its severity and title\n"
-		"      --print-probe          print the script precheck runs on every host (sh -s)\n"
-		"  -o, --output-format FMT    text (default), json, junit, prom\n"
-		"      --output FILE          write the report to FILE instead of stdout\n"
-		"      --facts FILE           also write the gathered facts as JSON\n"
-		"  -f, --forks N              hosts worked on at once (default %d)\n"
-		"  -t, --timeout S            time limit for one host's facts (default 60)\n"
-		"      --accept-new-host-keys record unknown host keys (changed keys are refused)\n"
+		"\n");
+	cmd_print_options(f, cmd_precheck_options);
+	fprintf(f,
 		"\n"
 		"Severities can be changed per check in the inventory:\n"
 		"  vars: { precheck_severity: { gpu.throttle: warn } }\n"
 		"Colour when stdout is a terminal, never with NO_COLOR set.\n"
 		"\n"
-		"Exit status: 0 every check passed (warnings allowed); 1 a check failed;\n"
-		"2 usage or inventory error; 3 a host was unreachable.\n",
-		RUNNER_DEFAULT_FORKS);
+		"A host that refuses or does not answer within the connect timeout fails\n"
+		"ssh.reachable (unreachable). ^C stops starting hosts, cancels the running\n"
+		"probes (their remote processes killed) and reports what finished; a second\n"
+		"^C quits at once.\n"
+		"\n"
+		"On a terminal, a live status (facts, then a line per group of checks) comes\n"
+		"first; failures are listed as they are found.\n"
+		"\n"
+		"Exit status: 0 every check passed (warnings allowed); 1 a check failed or the\n"
+		"run was interrupted; 2 usage or inventory error; 3 a host was unreachable.\n");
 }
 
 static void split_list(const char *s, struct strlist *out)
@@ -82,20 +96,31 @@ static void list_checks(void)
 		       check_defs[i].severity == SEV_FAIL ? "fail" : "warn", check_defs[i].title);
 }
 
-static int write_out(const char *path, const char *buf, size_t len)
+/* Findings quote what hosts printed, which may hold an inventory secret. */
+static void redact_report(const struct redactor *r, struct check_report *rep)
 {
-	FILE *f = path ? fopen(path, "w") : stdout;
+	for (size_t i = 0; i < rep->n; i++) {
+		redact_str(r, &rep->r[i].subject);
+		redact_str(r, &rep->r[i].expected);
+		redact_str(r, &rep->r[i].found);
+		redact_str(r, &rep->r[i].detail);
+	}
+}
 
-	if (!f) {
-		perror(path);
+/* Facts are raw host output: readable by the user only, like the run directory. */
+static int write_facts(const char *path, const json_t *j)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	int rc;
+
+	if (fd < 0)
+		return -1;
+	if (fchmod(fd, 0600)) {
+		close(fd);
 		return -1;
 	}
-	fwrite(buf, 1, len, f);
-	if (path && fclose(f)) {
-		perror(path);
-		return -1;
-	}
-	return 0;
+	rc = json_dumpfd(j, fd, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	return close(fd) || rc ? -1 : 0;
 }
 
 static double wall_now(void)
@@ -133,41 +158,164 @@ static size_t drop_switches(const struct inventory *inv, size_t *idx, size_t n)
 	return kept;
 }
 
+/*
+ * The live view (TUI or status lines): a "facts" stage, then a stage per
+ * group of checks (the id's prefix: ssh, os, ib, gpu...). A host's cell in a
+ * group is its worst result there: failed (reason: the check and what it
+ * found; hint: the check's remediation), skipped, or ok (warnings say so
+ * in the reason).
+ */
+struct live {
+	struct tui *tui;
+	struct progress *progress;
+	const struct redactor *red;
+	struct runner *runner;
+	struct strlist stages;
+	struct run_info ri;
+	double t0;
+};
+
+static void live_event(const struct dep_event *ev, void *arg)
+{
+	struct live *l = arg;
+	struct dep_event e = *ev;
+	char *reason = ev->reason ? redact_dup(l->red, ev->reason) : NULL;
+
+	e.reason = reason;
+	if (l->tui)
+		tui_event(&e, l->tui);
+	else if (l->progress)
+		progress_event(&e, l->progress);
+	free(reason);
+}
+
+static void live_init(struct live *l, const struct inventory *inv, const size_t *idx, size_t n)
+{
+	char **hosts = xcalloc(n + 1, sizeof(*hosts));
+
+	strlist_push(&l->stages, "facts");
+	for (size_t i = 0; i < check_ndefs; i++) {
+		const char *id = check_defs[i].id, *dot = strchr(id, '.');
+		char *g = xstrndup(id, dot ? (size_t)(dot - id) : strlen(id));
+
+		if (strlist_index(&l->stages, g) < 0)
+			strlist_push(&l->stages, g);
+		free(g);
+	}
+	for (size_t i = 0; i < n; i++)
+		hosts[i] = inv->hosts[idx[i]].name;
+	l->ri = (struct run_info){ inv->cluster_name, "precheck", NULL, l->stages.v, l->stages.n,
+				   hosts, n };
+}
+
+static bool in_group(const char *id, const char *group)
+{
+	size_t n = strlen(group);
+
+	return !strncmp(id, group, n) && (id[n] == '.' || !id[n]);
+}
+
+static void live_checks(struct live *l, const struct check_report *rep, double t)
+{
+	for (size_t s = 1; s < l->stages.n; s++) {
+		const char *g = l->stages.v[s];
+		struct strlist names = STRLIST_INIT;
+		char *set;
+
+		for (size_t i = 0; i < rep->hosts_n; i++)
+			strlist_push(&names, rep->inv->hosts[rep->hosts[i]].name);
+		set = nodeset_fold(names.v, names.n);
+		live_event(&(struct dep_event){ .kind = DEV_STAGE_START, .stage = s,
+			   .stage_name = g, .hosts = set, .t = t }, l);
+		for (size_t i = 0; i < rep->hosts_n; i++) {
+			struct dep_event e = { .kind = DEV_HOST_DONE, .stage = s, .stage_name = g,
+					       .host = names.v[i], .result = RES_OK, .t = t };
+			const struct check_result *worst = NULL;
+			bool any = false, warn = false;
+			char *reason = NULL;
+
+			for (size_t k = 0; k < rep->n; k++) {
+				const struct check_result *r = &rep->r[k];
+
+				if (r->host != rep->hosts[i] || !in_group(r->def->id, g))
+					continue;
+				any = true;
+				if (r->status == CHECK_FAIL && (!worst || worst->status != CHECK_FAIL))
+					worst = r;
+				else if (r->status == CHECK_WARN && !worst)
+					worst = r, warn = true;
+			}
+			if (!any) {
+				e.result = RES_SKIPPED;
+				e.reason = "no check of this group applies";
+			} else if (worst) {
+				e.result = warn ? RES_OK : RES_FAILED;
+				reason = xasprintf("%s%s%s%s: expected %s, found %s%s%s", warn ?
+						   "warning: " : "", worst->def->id,
+						   worst->subject ? " " : "",
+						   worst->subject ? worst->subject : "",
+						   worst->expected ? worst->expected : "?",
+						   worst->found ? worst->found : "?",
+						   worst->detail ? "; " : "",
+						   worst->detail ? worst->detail : "");
+				e.reason = reason;
+				e.hint = worst->def->hint;
+			}
+			live_event(&e, l);
+			free(reason);
+		}
+		live_event(&(struct dep_event){ .kind = DEV_STAGE_DONE, .stage = s,
+			   .stage_name = g, .t = t }, l);
+		free(set);
+		strlist_clear(&names);
+	}
+}
+
+static void live_release(struct live *l)
+{
+	tui_free(l->tui);
+	progress_free(l->progress);
+	free((void *)l->ri.hosts);
+	strlist_clear(&l->stages);
+}
+
+static void cancel_precheck_tui(void *arg)
+{
+	struct live *l = arg;
+
+	runner_cancel(l->runner);
+	if (l->tui)
+		tui_interrupted(l->tui);
+}
+
+static void live_pause(void *runner, bool paused) { runner_pause(runner, paused); }
+static void live_stop(void *runner) { runner_cancel(runner); }
+
 int cmd_precheck(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "inventory", required_argument, NULL, 'i' },
-		{ "limit", required_argument, NULL, 'l' },
-		{ "checks", required_argument, NULL, 'c' },
-		{ "skip-checks", required_argument, NULL, 's' },
-		{ "list-checks", no_argument, NULL, 'L' },
-		{ "print-probe", no_argument, NULL, 'P' },
-		{ "output-format", required_argument, NULL, 'o' },
-		{ "output", required_argument, NULL, 'O' },
-		{ "facts", required_argument, NULL, 'F' },
-		{ "forks", required_argument, NULL, 'f' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "accept-new-host-keys", no_argument, NULL, 'A' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct cmd_getopt g;
 	const char *inv_path = NULL, *limit = NULL, *format = "text", *out_path = NULL;
-	const char *facts_path = NULL;
+	const char *facts_path = NULL, *state_dir = NULL;
+	char *state = NULL, *upgrading = NULL;
 	struct runner_opts ro = { .command_timeout_s = 60 };
 	struct check_opts co = { STRLIST_INIT, STRLIST_INIT };
 	struct inventory *inv = NULL;
 	struct runner *runner = NULL;
 	struct facts *facts = NULL;
 	struct check_report *rep = NULL;
+	struct redactor *red = NULL;
 	struct err err = ERR_INIT;
 	struct strbuf out = STRBUF_INIT;
 	struct report_counts counts;
 	size_t *idx = NULL, n = 0;
 	double t0 = wall_now();
 	int c, status = EXIT_OK;
+	bool interrupted = false, want_tui = false;
+	struct live live = { 0 };
 
+	cmd_getopt_init(&g, cmd_precheck_options, false);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:l:o:f:t:h", longopts, NULL)) != -1) {
+	while ((c = cmd_getopt(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'i': inv_path = optarg; break;
 		case 'l': limit = optarg; break;
@@ -187,6 +335,8 @@ int cmd_precheck(int argc, char **argv)
 			}
 			break;
 		case 'A': ro.accept_new_host_keys = true; break;
+		case 'U': want_tui = true; break;
+		case 'D': state_dir = optarg; break;
 		case 'h': usage(stdout); goto out;
 		default: usage(stderr); status = EXIT_USAGE; goto out;
 		}
@@ -198,22 +348,69 @@ int cmd_precheck(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
+	ro.cancel_stops_commands = true;
 	if (inventory_load(inv_path, &inv, &err) ||
 	    inventory_select(inv, limit, &idx, &n, &err) ||
 	    runner_new(inv, &ro, &runner, &err)) {
-		status = cmd_fail(&err);
+		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}
+	/* An unfinished rolling upgrade: two OFED releases are expected for now. */
+	state = state_dir ? xstrdup(state_dir) : state_dir_default(inv->cluster_name);
+	upgrading = upgrade_in_progress(state);
+	co.upgrade_ofed = upgrading;
 	n = drop_switches(inv, idx, n);
-	active_runner = runner;
-	signal(SIGINT, on_sigint);
-	facts_gather_once(runner, inv, idx, n, &facts, &err);
-	signal(SIGINT, SIG_DFL);
-	active_runner = NULL;
+	red = redactor_new();
+	redactor_add_inventory(red, inv);
+	live_init(&live, inv, idx, n);
+	live.red = red;
+	live.runner = runner;
+	if (want_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)) {
+		struct tui_ctl ctl = { live_pause, NULL, live_stop, runner, "no new host starts, "
+				       "running probes are cancelled; the report covers the rest",
+				       false };
+
+		if (tui_new(&live.ri, &ctl, &live.tui, &err)) {
+			status = cmd_fail_inv(inv, &err);
+			goto out;
+		}
+		cmd_interrupt_on_exit(tui_restore_terminal);
+		cmd_interrupt_begin(cancel_precheck_tui, &live, "no new host starts, running "
+				    "probes are cancelled");
+	} else {
+		/* the live status, where it cannot mix with a report on stdout */
+		if (isatty(STDOUT_FILENO) && (out_path || !strcmp(format, "text")))
+			live.progress = progress_new(stdout, &live.ri, !getenv("NO_COLOR"));
+		cmd_interrupt_begin(cmd_cancel_runner, runner, "no new host starts, running probes are "
+				    "cancelled (their remote processes killed)");
+	}
+	{
+		char *set = nodeset_fold(live.ri.hosts, live.ri.nhosts);
+
+		live_event(&(struct dep_event){ .kind = DEV_STAGE_START, .stage = 0,
+			   .stage_name = "facts", .hosts = set }, &live);
+		free(set);
+	}
+	facts_gather_once_events(runner, inv, idx, n, 0, "facts",
+				 live.tui || live.progress ? live_event : NULL, &live, &facts, &err);
+	live_event(&(struct dep_event){ .kind = DEV_STAGE_DONE, .stage = 0, .stage_name = "facts",
+		   .t = wall_now() - t0 }, &live);
 	if (checks_run(inv, facts, &co, &rep, &err)) {
-		status = cmd_fail(&err);
+		cmd_interrupt_end();
+		cmd_interrupt_on_exit(NULL);
+		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}
+	live_checks(&live, rep, wall_now() - t0);
+	live_event(&(struct dep_event){ .kind = DEV_RUN_DONE, .stage = (size_t)-1,
+		   .t = wall_now() - t0, .interrupted = runner_cancelled(runner) }, &live);
+	if (live.tui)
+		tui_wait(live.tui);
+	interrupted = cmd_interrupt_end() || runner_cancelled(runner);
+	live_release(&live);
+	live = (struct live){ 0 };
+	cmd_interrupt_on_exit(NULL);
+	redact_report(red, rep);
 
 	if (!strcmp(format, "json")) {
 		report_json(rep, &out);
@@ -225,22 +422,29 @@ int cmd_precheck(int argc, char **argv)
 		bool colour = !out_path && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 		report_text(rep, colour, &out);
 	}
-	if (write_out(out_path, out.buf, out.len)) {
+	if (cmd_write_out(out_path, out.buf, out.len)) {
 		status = EXIT_FAILED;
 		goto out;
 	}
 	if (facts_path) {
 		json_t *j = facts_to_json(facts);
-		if (json_dump_file(j, facts_path, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
+
+		redact_json(red, j);
+		if (write_facts(facts_path, j))
 			fprintf(stderr, "bringup precheck: cannot write %s\n", facts_path);
 		json_decref(j);
 	}
 	report_count(rep, &counts);
 	if (counts.unreachable)
 		status = EXIT_UNREACHABLE;
-	else if (counts.fail)
+	else if (counts.fail || interrupted)
 		status = EXIT_FAILED;
+	if (interrupted)
+		fprintf(stderr, "bringup precheck: interrupted: the report covers the hosts that "
+			"finished; the others' checks were skipped\n");
 out:
+	live_release(&live);
+	redactor_free(red);
 	check_report_free(rep);
 	facts_free(facts);
 	runner_free(runner);
@@ -248,6 +452,8 @@ out:
 	free(idx);
 	strlist_clear(&co.only);
 	strlist_clear(&co.skip);
+	free(upgrading);
+	free(state);
 	strbuf_release(&out);
 	err_clear(&err);
 	return status;

@@ -14,6 +14,17 @@
 #include <string.h>
 #include <time.h>
 
+/* The options of `sim up`, the only action that takes any. */
+const struct cmd_option cmd_sim_options[] = {
+	{ "nodes", 'n', OPT_SHORT, "N", "node count (default " CMD_STR(SIM_DEFAULT_NODES) ", at most " CMD_STR(SIM_MAX_NODES) ")" },
+	{ "profile", 'P', 0, "P", "hardware profile (default " SIM_DEFAULT_PROFILE ", see below)" },
+	{ "state", 's', 0, "bare|ready", "bare (OS only) or ready (as after a bring-up; default)" },
+	{ "port", 'p', 0, "PORT", "first port to try (default " CMD_STR(SIM_DEFAULT_PORT) "; the next free one is used)" },
+	{ "switch", 'S', 0, NULL, "add a managed InfiniBand switch that speaks the MLNX-OS CLI" },
+	{ "help", 'h', OPT_SHORT, NULL, "print this help" },
+	{ NULL },
+};
+
 static void print_help(void)
 {
 	printf("usage: bringup sim up [-n N] [--profile P] [--state bare|ready] [--port PORT]\n"
@@ -27,24 +38,20 @@ static void print_help(void)
 	       "UTS namespaces, so nodes never change this machine. Directory:\n"
 	       "$BRINGUP_SIM_DIR, default ~/.local/state/bringup/sim.\n"
 	       "\n"
-	       "up options:\n"
-	       "  -n, --nodes N      node count (default %d, at most %d)\n"
-	       "  --profile P        hardware profile (default %s):\n",
-	       SIM_DEFAULT_NODES, SIM_MAX_NODES, SIM_DEFAULT_PROFILE);
+	       "up options:\n");
+	cmd_print_options(stdout, cmd_sim_options);
+	printf("\nprofiles (default %s):\n", SIM_DEFAULT_PROFILE);
 	for (unsigned i = 0; i < sim_nprofiles; i++)
-		printf("                       %-13s %s\n", sim_profiles[i].name,
-		       sim_profiles[i].summary);
-	printf("  --state S          bare (OS only) or ready (as after a bring-up; default)\n"
-	       "  --port P           first port to try (default %d; the next free one is used)\n"
-	       "  --switch           add a managed InfiniBand switch (%s) that speaks the\n"
-	       "                     MLNX-OS CLI over SSH and runs the fabric's SM (groups\n"
-	       "                     ib_switch and sm_host, sm_backend: switch)\n"
+		printf("  %-13s %s\n", sim_profiles[i].name, sim_profiles[i].summary);
+	printf("\n"
+	       "--switch adds %s, which runs the fabric's SM (groups ib_switch and sm_host,\n"
+	       "sm_backend: switch).\n"
 	       "\n"
 	       "fault KIND: unreachable, clear, or one of `sim-fault --list` (hang, slow\n"
 	       "[SECONDS], port-down, ...); see sim/README.md.\n"
 	       "\n"
 	       "status exits 0 while the cluster runs, 1 when it does not.\n",
-	       SIM_DEFAULT_PORT, SIM_SWITCH_NAME);
+	       SIM_SWITCH_NAME);
 }
 
 static double now_s(void)
@@ -68,15 +75,7 @@ static int parse_uint(const char *s, unsigned max, unsigned *ret)
 
 static int sim_up_cmd(const char *dir, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "nodes", required_argument, NULL, 'n' },
-		{ "profile", required_argument, NULL, 'P' },
-		{ "state", required_argument, NULL, 's' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "switch", no_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct cmd_getopt g;
 	const struct sim_profile *prof = sim_profile_find(SIM_DEFAULT_PROFILE);
 	unsigned n = SIM_DEFAULT_NODES, port = SIM_DEFAULT_PORT;
 	int st = SIM_STATE_READY, c;
@@ -86,7 +85,8 @@ static int sim_up_cmd(const char *dir, int argc, char **argv)
 	struct sim *s;
 	double t0 = now_s();
 
-	while ((c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
+	cmd_getopt_init(&g, cmd_sim_options, false);
+	while ((c = cmd_getopt(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'n':
 			if (parse_uint(optarg, SIM_MAX_NODES, &n) || !n) {

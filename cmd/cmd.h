@@ -4,9 +4,22 @@
  * cmd/ is the only place that parses argv, picks an output format and turns
  * errors into exit statuses. Each subcommand lives in cmd/cmd-<name>.c and is
  * listed once, sorted, in cmd/commands.c.
+ *
+ * Adding a command: in cmd/cmd-NAME.c define cmd_NAME_options[] (every
+ * option, "help" included, { NULL } last) and parse with cmd_getopt_init +
+ * cmd_getopt; print options in --help with cmd_print_options; declare both
+ * below; add the entry, options last, to commands.c; optionally a
+ * `.\" @command NAME` block of prose in man/bringup.1.in; then `make man`.
+ * test-doc-man fails while a cmd-*.c keeps a getopt table of its own with an
+ * option the table lacks, or while man/bringup.1 is stale.
  */
 #ifndef BRINGUP_CMD_H
 #define BRINGUP_CMD_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stddef.h>
 
 #include "../engine/err.h"
 
@@ -18,12 +31,60 @@ enum exit_status {
 	EXIT_UNREACHABLE = 3, /* one or more hosts could not be reached */
 };
 
+/*
+ * One option of a subcommand. The table is what the command parses with
+ * (cmd_getopt_init), what its --help lists, what bringup(1) documents and
+ * what completion offers, so none of them can leave an option out.
+ */
+enum {
+	OPT_SHORT = 1 << 0,  /* key is also the short option -KEY */
+	OPT_FILE = 1 << 1,   /* completion: the argument is a file */
+	OPT_DIR = 1 << 2,    /* completion: the argument is a directory */
+	OPT_HOSTS = 1 << 3,  /* completion: the inventory's groups and hosts */
+	OPT_CHECKS = 1 << 4, /* completion: precheck ids */
+	OPT_INVENTORY = 1 << 5, /* the inventory file: completion reads hosts from it */
+};
+
+struct cmd_option {
+	const char *name;    /* long name, without "--" */
+	int key;             /* what cmd_getopt returns; a letter, short or not */
+	unsigned flags;      /* OPT_* */
+	const char *arg;     /* the argument's name ("FILE", "text|json"); NULL: a flag */
+	const char *help;    /* one line; --help wraps nothing, keep it short */
+};
+
+/* A number from a #define as a string literal, for help texts. */
+#define CMD_STR_(x) #x
+#define CMD_STR(x) CMD_STR_(x)
+
+/* getopt_long's tables built from a NULL-terminated cmd_option table. */
+#define CMD_MAX_OPTIONS 32
+struct cmd_getopt {
+	struct option longopts[CMD_MAX_OPTIONS + 1];
+	char shortopts[3 * CMD_MAX_OPTIONS + 2];
+};
+/* stop_at_operand: a "+" optstring, so COMMAND's own options stay its own. */
+void cmd_getopt_init(struct cmd_getopt *g, const struct cmd_option *opts, bool stop_at_operand);
+/* getopt_long over g's tables; set optind = 1 before the first call. */
+int cmd_getopt(struct cmd_getopt *g, int argc, char **argv);
+/* The options as --help shows them, two columns. */
+void cmd_print_options(FILE *f, const struct cmd_option *opts);
+const struct cmd_option *cmd_option_find(const struct cmd_option *opts, const char *name);
+
 struct cmd_entry {
 	const char *name;
 	const char *usage;   /* one line of synopsis after "bringup NAME" */
 	const char *summary; /* one line for `bringup --help` */
 	int (*fn)(int argc, char **argv); /* argv[0] is the command name */
+	const struct cmd_option *options; /* NULL-terminated; every option fn parses */
 };
+
+/* Exit statuses with their meaning, for --help and bringup(1); NULL-terminated. */
+struct cmd_exit_doc {
+	int status;
+	const char *meaning;
+};
+extern const struct cmd_exit_doc cmd_exit_docs[];
 
 extern const struct cmd_entry commands[];
 extern const unsigned ncommands;
@@ -32,21 +93,65 @@ const struct cmd_entry *cmd_lookup(const char *name);
 
 /* Prints "bringup: <msg>" to stderr and maps the error to an exit status. */
 int cmd_fail(const struct err *e);
+/* cmd_fail with the inventory's secrets (redact.h) taken out of the message; inv may be NULL. */
+struct inventory;
+int cmd_fail_inv(const struct inventory *inv, struct err *e);
 /* Maps an error code to an exit status without printing. */
 int cmd_exit_for(int code);
 /* An option's non-negative number; prints "bringup CMD: OPT must be a number". */
 int cmd_parse_uint(const char *cmd, const char *opt, const char *s, unsigned *ret);
+/* Writes a report to path, or to stdout when path is NULL; perror on failure. */
+int cmd_write_out(const char *path, const char *buf, size_t len);
 /* Prints usage for one command to stderr and returns EXIT_USAGE. */
 int cmd_usage(const char *name);
 
+/*
+ * The ^C contract of every command that works on hosts, in one place. The
+ * first SIGINT (or SIGTERM) calls cancel(arg) from the signal handler (so
+ * it must be async-signal-safe: runner_cancel, deploy_cancel), prints
+ * "bringup: interrupted: <what>; ^C again quits at once" and puts the
+ * default action back, so that a second one ends the process at once.
+ * `what` must be a string literal or otherwise outlive the window.
+ */
+void cmd_interrupt_begin(void (*cancel)(void *), void *arg, const char *what);
+/* Back to the default actions; true when the window saw a signal. */
+bool cmd_interrupt_end(void);
+/* A function (async-signal-safe) the second signal calls before the process
+ * dies: the TUI restores the terminal. NULL: none. */
+void cmd_interrupt_on_exit(void (*fn)(void));
+/* The usual cancel for cmd_interrupt_begin: runner_cancel(runner). */
+void cmd_cancel_runner(void *runner);
+
+int cmd_apply(int argc, char **argv);
 int cmd_bundle(int argc, char **argv);
 int cmd_copy(int argc, char **argv);
 int cmd_deploy(int argc, char **argv);
+int cmd_upgrade(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_inventory(int argc, char **argv);
 int cmd_parse(int argc, char **argv);
 int cmd_precheck(int argc, char **argv);
+int cmd_render(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_tui(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_complete(int argc, char **argv);
+
+extern const struct cmd_option cmd_apply_options[];
+extern const struct cmd_option cmd_bundle_options[];
+extern const struct cmd_option cmd_complete_options[];
+extern const struct cmd_option cmd_copy_options[];
+extern const struct cmd_option cmd_deploy_options[];
+extern const struct cmd_option cmd_upgrade_options[];
+extern const struct cmd_option cmd_exec_options[];
+extern const struct cmd_option cmd_inventory_options[];
+extern const struct cmd_option cmd_parse_options[];
+extern const struct cmd_option cmd_precheck_options[];
+extern const struct cmd_option cmd_render_options[];
+extern const struct cmd_option cmd_sim_options[];
+extern const struct cmd_option cmd_tui_options[];
+extern const struct cmd_option cmd_validate_options[];
+extern const struct cmd_option cmd_version_options[];
 
 #endif

@@ -24,11 +24,9 @@ static void print_help(FILE *f)
 		"\n"
 		"Run 'bringup help COMMAND' or 'bringup COMMAND --help' for a command's options.\n"
 		"\n"
-		"Exit status:\n"
-		"  0  success\n"
-		"  1  a check, step or remote command failed\n"
-		"  2  usage, inventory or playbook error\n"
-		"  3  one or more hosts could not be reached\n");
+		"Exit status:\n");
+	for (const struct cmd_exit_doc *x = cmd_exit_docs; x->meaning; x++)
+		fprintf(f, "  %d  %s\n", x->status, x->meaning);
 }
 
 int main(int argc, char **argv)

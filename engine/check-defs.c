@@ -4,6 +4,7 @@
  * the inventory, and records results with check_pass/check_fail/check_skip.
  * Ids are stable: runbooks and dashboards link to them.
  */
+#include "check-scale.h"
 #include "check.h"
 #include "strbuf.h"
 #include "template.h"
@@ -142,7 +143,10 @@ static char *os_tag(const struct check_ctx *cc)
 
 static void run_ssh_reachable(struct check_ctx *cc)
 {
-	if (cc->hf->rc)
+	/* ^C, not the host: nothing is known about it either way. */
+	if (cc->hf->rc == ERR_CANCELLED)
+		check_skip(cc, NULL, err_msg(&cc->hf->err));
+	else if (cc->hf->rc)
 		check_fail(cc, NULL, "reachable over SSH", cc->hf->timed_out ? "timed out" :
 			   "unreachable", err_msg(&cc->hf->err));
 	else
@@ -359,8 +363,17 @@ static bool ibstat_missing(struct check_ctx *cc)
 {
 	int rc;
 
+	json_t *ibstat = fact_parsed(cc->hf, "ibstat");
+
 	fact_output(cc->hf, "ibstat", &rc);
-	if (fact_parsed(cc->hf, "ibstat"))
+	/* ibstat's own failure (ibpanic), maybe after part of the listing:
+	 * the CAs after it are unknown, so the tool's words are the finding */
+	if (ibstat && json_is_false(json_object_get(ibstat, "ok"))) {
+		check_fail(cc, NULL, "ibstat lists the HCAs", "ibstat failed",
+			   jstr(ibstat, "error"));
+		return json_array_size(json_object_get(ibstat, "cas")) == 0;
+	}
+	if (ibstat)
 		return false;
 	check_fail(cc, NULL, "ibstat lists the HCAs",
 		   not_installed(rc) ? "ibstat not installed (no OFED / rdma-core)" :
@@ -522,6 +535,14 @@ static const char *ofed_majority(const struct check_ctx *cc)
 	return best;
 }
 
+/* `got` is the release an unfinished upgrade moves to ("5.0-2.1.8.0" or the full name). */
+static bool upgrading_to(const struct check_ctx *cc, const char *got)
+{
+	const char *to = cc->opts ? cc->opts->upgrade_ofed : NULL;
+
+	return to && *to && (strstr(got, to) || strstr(to, got));
+}
+
 static void run_ofed_version(struct check_ctx *cc)
 {
 	const char *want = check_var_str(cc, "ofed_version"), *got = ofed_of(cc->hf);
@@ -534,6 +555,14 @@ static void run_ofed_version(struct check_ctx *cc)
 		check_fail(cc, NULL, want ? want : "installed",
 			   not_installed(rc) ? "not installed" : "unreadable",
 			   "install MLNX_OFED (bringup deploy, stage ofed)");
+	else if (upgrading_to(cc, got) || (cc->opts && cc->opts->upgrade_ofed && want &&
+					   !strcmp(want, got)))
+		/* the mixed-version window of a rolling upgrade, not drift */
+		check_emit(cc, CHECK_WARN, NULL, want, got, upgrading_to(cc, got) ?
+			   "upgrade in progress (bringup upgrade has not finished): this node "
+			   "runs the new release, the others follow" :
+			   "upgrade in progress (bringup upgrade has not finished): this node "
+			   "is not upgraded yet");
 	else if (want && strcmp(want, got))
 		check_fail(cc, NULL, want, got,
 			   "all nodes must run the same OFED, matched to the storage system's");
@@ -654,8 +683,14 @@ static void run_gpu_count(struct check_ctx *cc)
 	char exp[32], found[64];
 	int rc;
 
+	json_t *q = fact_parsed(cc->hf, "nvidia-smi-q");
+
 	fact_output(cc->hf, "nvidia-smi-q", &rc);
 	snprintf(exp, sizeof(exp), "%u", cc->host->gpus.count);
+	if (q && json_is_false(json_object_get(q, "ok"))) {
+		check_fail(cc, NULL, exp, "nvidia-smi failed", jstr(q, "error"));
+		return;
+	}
 	if (!gpus) {
 		check_fail(cc, NULL, exp,
 			   not_installed(rc) ? "nvidia-smi not installed (no GPU driver)" :
@@ -953,7 +988,7 @@ static void run_scale_state(struct check_ctx *cc)
 	check_fail(cc, NULL, "active",
 		   state ? state : not_installed(rc) ? "Spectrum Scale not installed" :
 		   *line ? line : "not a cluster member",
-		   "join the node and start GPFS (stages scale_join, mmstartup)");
+		   "join the node and start GPFS (stages scale_cluster, scale_start)");
 	free(line);
 }
 
@@ -1012,7 +1047,48 @@ static void run_scale_mount(struct check_ctx *cc)
 			}
 		}
 	}
-	check_fail(cc, fsname, "mounted", "not mounted", "mmmount FS (stage scale_mount)");
+	check_fail(cc, fsname, "mounted", "not mounted", "mmmount FS (stage scale_remote_mount)");
+}
+
+/* The daemon's verbs RDMA, judged as the scale_rdma stage does (check-scale.c). */
+static void run_scale_rdma(struct check_ctx *cc)
+{
+	json_t *cfg = fact_parsed(cc->hf, "mmdiag-config");
+	json_t *net = fact_parsed(cc->hf, "mmdiag-network");
+	struct strbuf why = STRBUF_INIT, ok = STRBUF_INIT;
+	char *line;
+	int rc;
+
+	if (json_is_false(json_object_get(cfg, "ok")) || json_is_false(json_object_get(net, "ok"))) {
+		json_t *bad = json_is_false(json_object_get(cfg, "ok")) ? cfg : net;
+
+		check_fail(cc, NULL, "verbs RDMA started", jstr(bad, "error"),
+			   "start GPFS on the node (stages scale_install, scale_start)");
+		return;
+	}
+	if (!cfg || !net) {
+		line = fact_line(cc, cfg ? "mmdiag-network" : "mmdiag-config", &rc);
+		check_fail(cc, NULL, "verbs RDMA started", not_installed(rc) ?
+			   "Spectrum Scale not installed" : *line ? line : "mmdiag gave nothing",
+			   "start GPFS on the node (stages scale_install, scale_start)");
+		free(line);
+		return;
+	}
+	switch (scale_rdma_judge(cfg, net, check_var_str(cc, "gpfs_remote_cluster") != NULL,
+				 &why, &ok)) {
+	case SCALE_RDMA_OK:
+		check_pass(cc, NULL, "verbs RDMA on verbsPorts", ok.buf);
+		break;
+	case SCALE_RDMA_OFF:
+		check_skip(cc, NULL, why.buf);
+		break;
+	case SCALE_RDMA_BAD:
+		check_fail(cc, NULL, "verbs RDMA on verbsPorts", why.buf,
+			   "mmdiag --network on the node shows where RDMA runs");
+		break;
+	}
+	strbuf_release(&why);
+	strbuf_release(&ok);
 }
 
 static bool is_scale_quorum(const struct check_ctx *cc)
@@ -1037,8 +1113,11 @@ static void run_time_skew(struct check_ctx *cc)
 		return;
 	}
 	snprintf(exp, sizeof(exp), "within %.3g s of the admin host", max);
-	snprintf(found, sizeof(found), "%+.3f s", cc->hf->clock_skew_s);
-	if (fabs(cc->hf->clock_skew_s) <= max)
+	snprintf(found, sizeof(found), "%+.3f s (+/- %.3f s)", cc->hf->clock_skew_s,
+		 cc->hf->clock_skew_err_s);
+	/* Only a skew beyond doubt fails: a loaded admin host or a slow login
+	 * widens the window, it does not move the host's clock. */
+	if (fabs(cc->hf->clock_skew_s) - cc->hf->clock_skew_err_s <= max)
 		check_pass(cc, NULL, exp, found);
 	else
 		check_fail(cc, NULL, exp, found,
@@ -1126,6 +1205,539 @@ static void run_sm_master(struct check_ctx *cc)
 	strlist_clear(&masters);
 }
 
+/* nvidia-smi's warnings ("WARNING: infoROM is corrupted at gpu
+ * 0000:05:00.0"): the report still parses, the warning is a finding on the
+ * GPU it names. */
+static void run_gpu_warnings(struct check_ctx *cc)
+{
+	json_t *w;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(fact_parsed(cc->hf, "nvidia-smi-q"), "warnings"), i, w) {
+		const char *msg = json_string_value(w), *at = strstr(msg, " at gpu ");
+		char *subj = at ? xasprintf("GPU %s", at + 8) : NULL;
+
+		check_fail(cc, subj, "no warning", msg,
+			   strstr(msg, "infoROM") ?
+			   "the GPU's infoROM is corrupt: ECC and retired-page records are not "
+			   "kept; reflash it (NVIDIA support) or RMA the board" : NULL);
+		free(subj);
+		n++;
+	}
+	if (!n && gpus_of(cc))
+		check_pass(cc, NULL, "no warning", "none");
+}
+
+/* ---- port error counters (perfquery -x, read twice) ------------------- */
+
+/* The port's ibstat state is not Active (down, or no SM yet): ib.port_state
+ * says which, and the checks that need a live port skip it. */
+static bool port_not_active(const struct check_ctx *cc, const struct hca_expect *e)
+{
+	json_t *port = find_port(find_ca(fact_parsed(cc->hf, "ibstat"), e->name), e->port);
+	const char *st = port ? jstr(port, "state") : NULL;
+
+	return st && strcasecmp(st, "Active");
+}
+
+
+/* The counters that only move when a link or the fabric misbehaves
+ * (PortXmitWait, congestion, and the data counters are not among them). */
+static const char *const port_error_counters[] = {
+	"SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter",
+	"PortRcvErrors", "PortRcvRemotePhysicalErrors", "PortRcvSwitchRelayErrors",
+	"PortXmitDiscards", "PortXmitConstraintErrors", "PortRcvConstraintErrors",
+	"LocalLinkIntegrityErrors", "ExcessiveBufferOverrunErrors", "VL15Dropped",
+};
+
+static json_t *port_counters_of(const struct check_ctx *cc, const char *read,
+			     const char *subj)
+{
+	char *name = xasprintf("perfquery-%s %s", read, subj);
+	json_t *j = fact_parsed(cc->hf, name);
+
+	free(name);
+	return j;
+}
+
+/* Seconds between the two rounds of reads as the host measured them
+ * ("T0 T1"), else the interval asked for. */
+static double counters_interval(const struct check_ctx *cc)
+{
+	const char *s = fact_output(cc->hf, "perfquery-interval", NULL);
+	double t0, t1;
+
+	if (s && sscanf(s, "%lf %lf", &t0, &t1) == 2 && t1 > t0)
+		return t1 - t0;
+	return check_var_num(cc, "ib_counter_interval_s", 1);
+}
+
+static void port_counters(struct check_ctx *cc, const struct hca_expect *e,
+			  const char *subj)
+{
+	json_t *a = port_counters_of(cc, "a", subj), *b = port_counters_of(cc, "b", subj);
+	json_t *ca = json_object_get(json_array_get(json_object_get(a, "ports"), 0), "counters");
+	json_t *cb = json_object_get(json_array_get(json_object_get(b, "ports"), 0), "counters");
+	double interval = counters_interval(cc);
+	double max_rise = check_var_num(cc, "ib_counter_max_rise", 0);
+	struct strbuf rising = STRBUF_INIT, held = STRBUF_INIT;
+
+	if (!a || !b) {
+		check_skip(cc, subj, "no perfquery reading (perfquery not installed or not run)");
+		return;
+	}
+	if (json_is_false(json_object_get(a, "ok")) || json_is_false(json_object_get(b, "ok"))) {
+		json_t *f = json_is_false(json_object_get(a, "ok")) ? a : b;
+
+		/* RoCE ports answer no IB management datagrams */
+		if (e->link_layer == LINK_ETH)
+			check_skip(cc, subj, "not applicable: a RoCE port has no IB port counters over MADs");
+		else if (port_not_active(cc, e))
+			/* no LID yet (no SM) or down: ib.port_state says which */
+			check_skip(cc, subj, "port not Active: its counters cannot be asked (see ib.port_state)");
+		else
+			check_fail(cc, subj, "perfquery reads the counters", "perfquery failed",
+				   jstr(f, "error"));
+		return;
+	}
+	for (size_t i = 0; i < sizeof(port_error_counters) / sizeof(port_error_counters[0]); i++) {
+		const char *k = port_error_counters[i];
+		json_int_t va = json_integer_value(json_object_get(ca, k));
+		json_int_t vb = json_integer_value(json_object_get(cb, k));
+
+		if (!json_object_get(ca, k) || !json_object_get(cb, k))
+			continue;
+		if (vb > va && (double)(vb - va) > max_rise)
+			strbuf_addf(&rising, "%s%s +%lld in %.1f s (%.3g/s)", rising.len ? ", " : "",
+				    k, (long long)(vb - va), interval,
+				    interval > 0 ? (double)(vb - va) / interval : 0.0);
+		else if (vb > 0)
+			strbuf_addf(&held, "%s%s %lld", held.len ? ", " : "", k, (long long)vb);
+	}
+	if (rising.len) {
+		check_fail(cc, subj, "no error counter rising", rising.buf,
+			   "the link is taking errors now: reseat or replace the cable or "
+			   "transceiver; mlxlink -d <dev> -m shows the eye and BER");
+	} else {
+		/* counts that did not move are from a past incident */
+		char *found = held.len ? xasprintf("steady (old counts: %s)", held.buf) :
+					 xstrdup("steady, all zero");
+		check_pass(cc, subj, "no error counter rising", found);
+		free(found);
+	}
+	strbuf_release(&rising);
+	strbuf_release(&held);
+}
+
+static void run_ib_port_counters(struct check_ctx *cc)
+{
+	for (size_t i = 0; i < cc->host->nhcas; i++) {
+		char *subj = port_subject(&cc->host->hcas[i]);
+
+		port_counters(cc, &cc->host->hcas[i], subj);
+		free(subj);
+	}
+}
+
+/* ---- fabric links (iblinkinfo, read from one node) --------------------- */
+
+/* The one iblinkinfo reading of the run, or NULL. */
+static json_t *fabric_reading(const struct check_ctx *cc)
+{
+	for (size_t i = 0; i < cc->facts->n; i++) {
+		json_t *j = fact_parsed(&cc->facts->h[i], "iblinkinfo");
+
+		if (j)
+			return j;
+	}
+	return NULL;
+}
+
+/* Lane rate in Gb/s of an IB speed name, as iblinkinfo prints it. */
+static double lane_gbps(const char *speed)
+{
+	static const struct { const char *name; double gbps; } lanes[] = {
+		{ "SDR", 2.5 }, { "DDR", 5.0 }, { "QDR", 10.0 }, { "FDR", 14.0625 },
+		{ "EDR", 25.78125 }, { "HDR", 53.125 }, { "NDR", 106.25 },
+	};
+
+	for (size_t i = 0; speed && i < sizeof(lanes) / sizeof(lanes[0]); i++)
+		if (!strcmp(speed, lanes[i].name))
+			return lanes[i].gbps;
+	return 0;
+}
+
+/* The port of the fabric node described desc whose peer is (lid, port). */
+static json_t *fabric_far_end(json_t *fab, const char *desc, json_int_t lid, json_int_t port)
+{
+	json_t *n, *p;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(fab, "nodes"), i, n) {
+		if (!jstr(n, "desc") || strcmp(jstr(n, "desc"), desc))
+			continue;
+		json_array_foreach(json_object_get(n, "ports"), k, p)
+			if (json_integer_value(json_object_get(p, "lid")) == lid &&
+			    json_integer_value(json_object_get(p, "port")) == port)
+				return p;
+	}
+	return NULL;
+}
+
+static char *link_text(json_t *p)
+{
+	return xasprintf("%s %.10g Gbps", jstr(p, "width") ? jstr(p, "width") : "?",
+			 json_number_value(json_object_get(p, "lane_gbps")));
+}
+
+/* This host's expected IB port in the fabric reading: its CA ("HOST HCA",
+ * the node description rdma-ndd sets), port e->port. */
+static json_t *fabric_ca_port(json_t *fab, const char *host, const struct hca_expect *e)
+{
+	char *desc = xasprintf("%s %s", host, e->name);
+	json_t *n, *p, *found = NULL;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(fab, "nodes"), i, n) {
+		if (!jstr(n, "desc") || strcmp(jstr(n, "desc"), desc))
+			continue;
+		json_array_foreach(json_object_get(n, "ports"), k, p)
+			if (json_integer_value(json_object_get(p, "port")) == (json_int_t)e->port)
+				found = p;
+	}
+	free(desc);
+	return found;
+}
+
+static void fabric_link(struct check_ctx *cc, json_t *fab, const struct hca_expect *e,
+			const char *subj)
+{
+	json_t *p = fabric_ca_port(fab, cc->host->name, e), *peer, *far;
+	double want = lane_gbps(e->speed), got;
+	char *exp, *found, *where;
+
+	if (!p) {
+		check_fail(cc, subj, "attached to the fabric", "not in iblinkinfo",
+			   "the port is cabled to another fabric or not at all, or its node "
+			   "description is not 'HOST HCA' (rdma-ndd)");
+		return;
+	}
+	peer = json_object_get(p, "peer");
+	far = fabric_far_end(fab, jstr(peer, "desc") ? jstr(peer, "desc") : "",
+			     json_integer_value(json_object_get(peer, "lid")),
+			     json_integer_value(json_object_get(peer, "port")));
+	got = json_number_value(json_object_get(p, "lane_gbps"));
+	where = xasprintf("%s <-> %s port %lld", subj, jstr(peer, "desc") ? jstr(peer, "desc") : "?",
+			  (long long)json_integer_value(json_object_get(peer, "port")));
+	exp = xasprintf("%s %s", e->width ? e->width : "any width", e->speed ? e->speed : "any speed");
+	{
+		char *near = link_text(p), *other = far ? link_text(far) : xstrdup("not seen");
+
+		found = xasprintf("%s here, %s at the switch", near, other);
+		free(near);
+		free(other);
+	}
+	if ((e->width && jstr(p, "width") && strcmp(e->width, jstr(p, "width"))) ||
+	    (want > 0 && got > 0 && got < want - 0.01))
+		check_fail(cc, where, exp, found,
+			   "the link trained below its rate at both ends: reseat or replace the cable");
+	else
+		check_pass(cc, where, exp, found);
+	free(where);
+	free(exp);
+	free(found);
+}
+
+static void run_ib_fabric_links(struct check_ctx *cc)
+{
+	json_t *fab = fabric_reading(cc);
+
+	if (!fab) {
+		check_skip(cc, NULL, "no iblinkinfo reading (the reading host was unreachable "
+			   "or has no iblinkinfo)");
+		return;
+	}
+	if (json_is_false(json_object_get(fab, "ok"))) {
+		check_fail(cc, NULL, "iblinkinfo reads the fabric", "iblinkinfo failed",
+			   jstr(fab, "error"));
+		return;
+	}
+	for (size_t i = 0; i < cc->host->nhcas; i++) {
+		const struct hca_expect *e = &cc->host->hcas[i];
+		char *subj;
+
+		if (e->link_layer == LINK_ETH)
+			continue; /* RoCE ports are not in the IB fabric */
+		subj = port_subject(e);
+		fabric_link(cc, fab, e, subj);
+		free(subj);
+	}
+}
+
+/* ---- HCA port to network device (ibdev2netdev) ------------------------ */
+
+static void run_ib_netdev(struct check_ctx *cc)
+{
+	json_t *map = fact_parsed(cc->hf, "ibdev2netdev"), *p;
+	int rc;
+
+	fact_output(cc->hf, "ibdev2netdev", &rc);
+	if (!map) {
+		if (not_installed(rc))
+			check_skip(cc, NULL, "ibdev2netdev not installed (it comes with MLNX OFED)");
+		else
+			check_fail(cc, NULL, "ibdev2netdev maps the ports", "ibdev2netdev failed",
+				   json_string_value(json_object_get(cc->hf->parse_errors, "ibdev2netdev")));
+		return;
+	}
+	if (json_is_false(json_object_get(map, "ok"))) {
+		check_fail(cc, NULL, "ibdev2netdev maps the ports", "ibdev2netdev failed",
+			   jstr(map, "error"));
+		return;
+	}
+	for (size_t i = 0; i < cc->host->nhcas; i++) {
+		const struct hca_expect *e = &cc->host->hcas[i];
+		char *subj = port_subject(e), *found;
+		json_t *hit = NULL;
+		size_t k;
+
+		json_array_foreach(json_object_get(map, "ports"), k, p)
+			if (jstr(p, "device") && !strcmp(jstr(p, "device"), e->name) &&
+			    json_integer_value(json_object_get(p, "port")) == (json_int_t)e->port)
+				hit = p;
+		if (port_not_active(cc, e)) {
+			check_skip(cc, subj, "port not Active: its network device cannot be up (see ib.port_state)");
+		} else if (!hit) {
+			check_fail(cc, subj, "a network device, Up", "none",
+				   e->link_layer == LINK_ETH ? "the Ethernet netdev of a RoCE port is missing: mlx5_core?" :
+				   "no IPoIB interface: load ib_ipoib (openibd) and check the interface config");
+		} else {
+			found = xasprintf("%s (%s)", jstr(hit, "netdev"),
+					  json_is_true(json_object_get(hit, "up")) ? "Up" : "Down");
+			if (json_is_true(json_object_get(hit, "up")))
+				check_pass(cc, subj, "a network device, Up", found);
+			else
+				check_fail(cc, subj, "a network device, Up", found,
+					   "the interface is down while its port is Active: ip link set "
+					   "<dev> up, and fix its ifcfg/netplan/NetworkManager config");
+			free(found);
+		}
+		free(subj);
+	}
+}
+
+/* ---- Spectrum Scale health monitor (mmhealth node show) ----------------- */
+
+/* The messages of the events that name a component's reasons, "; "-joined. */
+static void health_events(json_t *health, const char *reasons, struct strbuf *out)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(health, "events"), i, e) {
+		const char *name = jstr(e, "event"), *msg = jstr(e, "message");
+
+		if (!name || !msg || !reasons || !strstr(reasons, name))
+			continue;
+		strbuf_addf(out, "%s%s: %s", out->len ? "; " : "", name, msg);
+	}
+}
+
+/*
+ * Every component the node's health monitor watches, as it rates it:
+ * HEALTHY or DISABLED pass, TIPS warns (advice, not a fault), anything
+ * else (DEGRADED, FAILED, DEPEND, UNKNOWN...) fails on that component with
+ * its reasons and the messages of their events.
+ */
+static void run_scale_health(struct check_ctx *cc)
+{
+	json_t *h = fact_parsed(cc->hf, "mmhealth"), *c;
+	size_t i, bad = 0, n = 0;
+	char *line;
+	int rc;
+
+	if (!h) {
+		line = fact_line(cc, "mmhealth", &rc);
+		check_fail(cc, NULL, "every component HEALTHY",
+			   not_installed(rc) ? "Spectrum Scale not installed" :
+			   json_string_value(json_object_get(cc->hf->parse_errors, "mmhealth")) ?
+			   json_string_value(json_object_get(cc->hf->parse_errors, "mmhealth")) :
+			   *line ? line : "mmhealth gave nothing", NULL);
+		free(line);
+		return;
+	}
+	if (json_is_false(json_object_get(h, "ok"))) {
+		check_fail(cc, NULL, "every component HEALTHY", jstr(h, "error"),
+			   "the health monitor does not answer: mmsysmoncontrol restart");
+		return;
+	}
+	json_array_foreach(json_object_get(h, "components"), i, c) {
+		const char *name = jstr(c, "name"), *st = jstr(c, "status");
+		const char *why = jstr(c, "reasons"), *parent = jstr(c, "parent");
+		struct strbuf msg = STRBUF_INIT;
+		char *subj, *found;
+
+		n++;
+		if (!st || !strcmp(st, "HEALTHY") || !strcmp(st, "DISABLED"))
+			continue;
+		subj = parent ? xasprintf("%s/%s", parent, name) : xstrdup(name);
+		found = why && strcmp(why, "-") ? xasprintf("%s (%s)", st, why) : xstrdup(st);
+		health_events(h, why, &msg);
+		if (!strcmp(st, "TIPS"))
+			check_emit(cc, CHECK_WARN, subj, "HEALTHY", found, msg.len ? msg.buf :
+				   "a tip: mmhealth node show -v says what to tune");
+		else {
+			check_fail(cc, subj, "HEALTHY", found, msg.len ? msg.buf : NULL);
+			bad++;
+		}
+		free(subj);
+		free(found);
+		strbuf_release(&msg);
+	}
+	if (!bad && n) {
+		char *found = xasprintf("%zu components, none degraded or failed", n);
+
+		check_pass(cc, NULL, "every component HEALTHY", found);
+		free(found);
+	} else if (!n) {
+		check_fail(cc, NULL, "every component HEALTHY", "no component listed", NULL);
+	}
+}
+
+/* ---- peer-memory module symbols (the kernel log) ------------------------ */
+
+/* "a, b" of a module's symbols of one kind, and whether one is ib_*'s or
+ * nvidia_p2p_*'s (whose owner the module was built against). */
+static void symbol_list(json_t *mod, const char *kind, struct strbuf *out, bool *ib, bool *nv)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(mod, kind), i, v) {
+		const char *s = json_string_value(v);
+
+		strbuf_addf(out, "%s%s", i ? ", " : "", s);
+		*ib |= !strncmp(s, "ib_", 3) || !strncmp(s, "rdma_", 5);
+		*nv |= !strncmp(s, "nvidia_", 7);
+	}
+}
+
+/*
+ * The kernel's verdict on loading the peer-memory module: "Unknown symbol"
+ * (and "disagrees about version of symbol") lines in dmesg mean it was
+ * built against another ib_core (OFED installed or reinstalled after it)
+ * or another NVIDIA driver. Fails, naming the symbols and whose they are,
+ * while the module is not loaded; once it is, old lines are history.
+ */
+static void run_peermem_symbols(struct check_ctx *cc)
+{
+	const char *want = check_var_str(cc, "peermem_module");
+	const char *names[] = { want, "nvidia_peermem", "nv_peer_mem" };
+	json_t *d = fact_parsed(cc->hf, "dmesg-modules");
+	const char *perr = json_string_value(json_object_get(cc->hf->parse_errors, "dmesg-modules"));
+	bool seen = false;
+
+	if (perr) {
+		check_fail(cc, NULL, "every symbol resolved", "kernel log not understood", perr);
+		return;
+	}
+	if (json_is_false(json_object_get(d, "ok"))) {
+		check_skip(cc, NULL, jstr(d, "error"));
+		return;
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		json_t *mod = names[i] ? json_object_get(json_object_get(d, "modules"), names[i]) : NULL;
+		struct strbuf unk = STRBUF_INIT, mism = STRBUF_INIT;
+		bool ib = false, nv = false;
+		char *found;
+
+		if (!mod || (i && want && !strcmp(names[i], want)))
+			continue;
+		seen = true;
+		symbol_list(mod, "unknown_symbols", &unk, &ib, &nv);
+		symbol_list(mod, "version_mismatch", &mism, &ib, &nv);
+		found = xasprintf("%sUnknown symbol %s%s%s%s", lsmod_find(cc, names[i]) ?
+				  "loaded; an earlier load failed: " : "", unk.buf,
+				  mism.len ? " (disagrees about version: " : "", mism.buf,
+				  mism.len ? ")" : "");
+		if (lsmod_find(cc, names[i])) {
+			check_pass(cc, names[i], "every symbol resolved", found);
+		} else {
+			check_fail(cc, names[i], "every symbol resolved", found,
+				   ib && nv ? "built against another ib_core (OFED) and NVIDIA driver: "
+				   "rebuild it against the installed ones" :
+				   ib ? "built against another ib_core: OFED was installed after it; rebuild "
+				   "it (nvidia-peer-memory dkms/rpm) or use the driver's nvidia-peermem" :
+				   nv ? "built against another NVIDIA driver: rebuild it against the running one" :
+				   "built against another kernel or module: rebuild it");
+		}
+		free(found);
+		strbuf_release(&unk);
+		strbuf_release(&mism);
+	}
+	if (!seen && !json_object_size(json_object_get(d, "modules")))
+		check_pass(cc, NULL, "every symbol resolved", "no unresolved symbol in the kernel log");
+	else if (!seen)
+		check_pass(cc, NULL, "every symbol resolved", "none for the peer-memory module");
+}
+
+/* ---- node-to-node SSH (mpirun's launcher) ------------------------------ */
+
+/* A peer that did not answer in time (timeout's 124, ssh's own "timed out"). */
+static bool peer_timed_out(json_t *p)
+{
+	const char *e = jstr(p, "error");
+
+	return json_integer_value(json_object_get(p, "rc")) == 124 || (e && strstr(e, "timed out"));
+}
+
+/* Only the launcher gathers ssh-peer (facts.c: the first GPU host). */
+static bool is_mpi_launcher(const struct check_ctx *cc)
+{
+	return fact_parsed(cc->hf, "ssh-peer") ||
+	       json_object_get(cc->hf->parse_errors, "ssh-peer");
+}
+
+static void run_ssh_peer(struct check_ctx *cc)
+{
+	json_t *res = fact_parsed(cc->hf, "ssh-peer"), *p;
+	size_t k;
+
+	if (!res) {
+		check_fail(cc, NULL, "node-to-node SSH logins tried", "no readable answer",
+			   json_string_value(json_object_get(cc->hf->parse_errors, "ssh-peer")));
+		return;
+	}
+	json_array_foreach(json_object_get(res, "peers"), k, p) {
+		char *subj = xasprintf("%s -> %s", cc->host->name, jstr(p, "host"));
+		const struct host *peer = inventory_host(cc->inv, jstr(p, "host"));
+		const struct host_facts *pf = peer ? facts_for(cc->facts, (size_t)(peer - cc->inv->hosts)) : NULL;
+
+		/* A peer this machine cannot reach either is ssh.reachable's
+		 * finding on that peer, not this pair's. */
+		if (pf && pf->rc && !json_is_true(json_object_get(p, "ok"))) {
+			check_skip(cc, subj, "the peer does not answer bringup either (see its ssh.reachable)");
+		} else if (peer_timed_out(p)) {
+			/* Slowness is ssh.latency's business; this check is about trust. */
+			check_skip(cc, subj, "no answer in time (a loaded or hung peer): trust not known");
+		} else if (json_is_true(json_object_get(p, "ok"))) {
+			check_pass(cc, subj, "BatchMode login", "ok");
+		} else {
+			char *found = xasprintf("refused: %s", jstr(p, "error"));
+			char *why = xasprintf("%s cannot log in to %s without a prompt, so mpirun "
+					      "cannot start its ranks there: give %s's user a key "
+					      "that %s accepts and put %s's host key in known_hosts",
+					      cc->host->name, jstr(p, "host"), cc->host->name,
+					      jstr(p, "host"), jstr(p, "host"));
+
+			check_fail(cc, subj, "BatchMode login", found, why);
+			free(found);
+			free(why);
+		}
+		free(subj);
+	}
+}
+
 /* ---- the table -------------------------------------------------------- */
 
 const struct check_def check_defs[] = {
@@ -1208,14 +1820,38 @@ const struct check_def check_defs[] = {
 	  "start GPFS on the quorum nodes that are down",
 	  { "scale.state" }, is_scale_quorum, run_scale_quorum },
 	{ "scale.mount", SEV_FAIL, "file system mounted",
-	  "mmmount <fs> -N <node> (stage scale_mount)",
+	  "mmmount <fs> -N <node> (stage scale_remote_mount)",
 	  { "scale.state" }, is_scale_client, run_scale_mount },
+	{ "scale.rdma", SEV_FAIL, "GPFS moves data over verbs RDMA on verbsPorts",
+	  "fix verbsPorts (gpfs_config) and restart GPFS (stage scale_tune)",
+	  { "scale.state", "ib.port_state" }, is_scale_client, run_scale_rdma },
 	{ "time.skew", SEV_FAIL, "clock close to the admin host's",
 	  "enable and sync chronyd",
 	  { NULL }, NULL, run_time_skew },
 	{ "sm.master", SEV_FAIL, "exactly one master subnet manager",
 	  "run one SM (opensm or the switch's) with the highest priority, others standby",
 	  { NULL }, has_ib, run_sm_master },
+	{ "gpu.warnings", SEV_FAIL, "nvidia-smi prints no warning (infoROM)",
+	  "a corrupt infoROM loses ECC/retirement records: reflash or RMA the GPU",
+	  { NULL }, has_gpus, run_gpu_warnings },
+	{ "ib.port_counters", SEV_FAIL, "no port error counter rising (perfquery -x, two reads)",
+	  "a rising SymbolError/LinkDowned/RcvErrors count is a failing cable or transceiver",
+	  { "ib.port_state" }, has_ib, run_ib_port_counters },
+	{ "ib.fabric_links", SEV_FAIL, "every IB port in the fabric at its width and speed (iblinkinfo)",
+	  "a link below its rate seen from both ends: reseat or replace the cable, check the switch port",
+	  { "ib.port_state" }, has_ib, run_ib_fabric_links },
+	{ "ib.netdev", SEV_FAIL, "every HCA port drives a network device that is Up (ibdev2netdev)",
+	  "IPoIB and RoCE need the port's netdev up: ip link set <dev> up, fix its config",
+	  { "ib.port_state" }, has_ib, run_ib_netdev },
+	{ "scale.health", SEV_FAIL, "every Spectrum Scale component HEALTHY (mmhealth node show)",
+	  "mmhealth node show -v and mmhealth event show <event> say what broke and what to do",
+	  { "scale.state" }, is_scale_node, run_scale_health },
+	{ "peermem.symbols", SEV_FAIL, "the peer-memory module links against this ib_core and driver (dmesg)",
+	  "\"Unknown symbol\" in dmesg: rebuild the peer-memory module after OFED and the GPU driver",
+	  { NULL }, is_gpu_worker, run_peermem_symbols },
+	{ "ssh.peer", SEV_FAIL, "mpirun's launcher logs in to every GPU node (BatchMode)",
+	  "node-to-node keys for the MPI user: authorized_keys and known_hosts on every node",
+	  { NULL }, is_mpi_launcher, run_ssh_peer },
 };
 
 const size_t check_ndefs = sizeof(check_defs) / sizeof(check_defs[0]);

@@ -182,7 +182,7 @@ int checks_run(const struct inventory *inv, const struct facts *f,
 		for (size_t i = 0; i < rep->hosts_n; i++) {
 			struct check_ctx cc = {
 				.inv = inv, .facts = f, .host = &inv->hosts[rep->hosts[i]],
-				.host_idx = rep->hosts[i], .def = d, .rep = rep,
+				.host_idx = rep->hosts[i], .def = d, .rep = rep, .opts = opts,
 			};
 			const char *req;
 
@@ -204,7 +204,7 @@ int checks_run(const struct inventory *inv, const struct facts *f,
 		}
 	}
 	for (size_t i = 0; i < f->n; i++)
-		if (f->h[i].rc)
+		if (f->h[i].rc && f->h[i].rc != ERR_CANCELLED)
 			rep->unreachable++;
 	*ret = rep;
 	return 0;

@@ -49,6 +49,9 @@ struct check_result {
 struct check_opts {
 	struct strlist only;     /* --checks: ids or globs ("gpu.*"); empty = all */
 	struct strlist skip;     /* --skip-checks */
+	/* An unfinished `bringup upgrade` moves OFED to this release (its state
+	 * directory says so): the old and the new one are both expected. */
+	const char *upgrade_ofed;
 };
 
 struct check_report {
@@ -70,6 +73,7 @@ struct check_ctx {
 	const struct check_def *def;
 	enum severity severity;  /* after inventory overrides */
 	struct check_report *rep;
+	const struct check_opts *opts;
 };
 
 /* The check table. */

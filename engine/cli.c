@@ -27,6 +27,13 @@ struct cli {
 
 /* ---- rendering ---- */
 
+/*
+ * Cursor movement stops at this column (a line longer than that only by its
+ * own text), so "ESC[99999C" cannot pad a line by 100 kB; no switch CLI is
+ * wider than a few hundred columns.
+ */
+#define CLI_MAX_COLUMNS 4096
+
 struct term_line {
 	struct strbuf text;
 	size_t cur;
@@ -50,6 +57,16 @@ static void commit_line(struct term_line *l, struct strbuf *out)
 	l->cur = 0;
 }
 
+/* Moves the cursor to column `col` (0-based), clamped, padding with blanks. */
+static void move_to(struct term_line *l, size_t col)
+{
+	size_t limit = l->text.len > CLI_MAX_COLUMNS ? l->text.len : CLI_MAX_COLUMNS;
+
+	l->cur = col < limit ? col : limit;
+	while (l->text.len < l->cur)
+		strbuf_addch(&l->text, ' ');
+}
+
 /* Applies one CSI sequence ending in `final` with numeric parameter n. */
 static void apply_csi(struct term_line *l, char final, unsigned n)
 {
@@ -69,14 +86,10 @@ static void apply_csi(struct term_line *l, char final, unsigned n)
 		l->cur = l->cur > (n ? n : 1) ? l->cur - (n ? n : 1) : 0;
 		break;
 	case 'C':
-		l->cur += n ? n : 1;
-		while (l->text.len < l->cur)
-			strbuf_addch(&l->text, ' ');
+		move_to(l, l->cur + (n ? n : 1));
 		break;
 	case 'G':
-		l->cur = n > 1 ? n - 1 : 0;
-		while (l->text.len < l->cur)
-			strbuf_addch(&l->text, ' ');
+		move_to(l, n > 1 ? n - 1 : 0);
 		break;
 	default:
 		break; /* colours, modes: nothing to show */
@@ -110,11 +123,15 @@ static size_t escape(struct term_line *l, const char *raw, size_t len, size_t i)
 void cli_render(const char *raw, size_t len, struct strbuf *out)
 {
 	struct term_line l = { STRBUF_INIT, 0 };
+	size_t start = out->len;
 
 	for (size_t i = 0; i < len;) {
 		unsigned char ch = (unsigned char)raw[i];
 		size_t step = 1;
 
+		/* each byte adds at most CLI_MAX_COLUMNS: stop soon after the cap */
+		if (out->len + l.text.len > start + CLI_RENDER_MAX)
+			break;
 		if (ch == '\n')
 			commit_line(&l, out);
 		else if (ch == '\r')
@@ -403,12 +420,23 @@ int cli_run(struct cli *c, const char *command, unsigned timeout_ms, struct strb
 	size_t badlen;
 	int rc;
 
+	for (char *p = what; *p; p++) /* messages reach terminals too */
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	strbuf_reset(out);
 	if (strchr(command, '\n') || strchr(command, '\r')) {
 		rc = err_set(err, ERR_USAGE, "switch %s: a CLI command is one line: %s",
 			     c->host, what);
 		goto out;
 	}
+	/* A terminal acts on the others (ESC, ^U, ^C, tab completion...). */
+	for (const char *p = command; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+			rc = err_set(err, ERR_USAGE, "switch %s: found control character "
+				     "0x%02x in CLI command %s, expected printable text",
+				     c->host, (unsigned char)*p, what);
+			goto out;
+		}
 	rc = c->io->write(c->io->arg, command, strlen(command), err);
 	if (!rc)
 		rc = c->io->write(c->io->arg, "\n", 1, err);

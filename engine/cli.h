@@ -22,6 +22,8 @@
 
 /* Output of one command is capped; a switch's running-config is a few KiB. */
 #define CLI_OUTPUT_MAX (1u << 20)
+/* What cli_render adds to its output is capped too (a little past this). */
+#define CLI_RENDER_MAX (2u * CLI_OUTPUT_MAX)
 
 enum cli_mode {
 	CLI_MODE_NONE,
@@ -35,7 +37,9 @@ enum cli_mode {
  * steps back, text overwrites, CSI sequences erase (ESC [ K) or move the
  * cursor, other control bytes vanish. Appends finished lines (trailing
  * blanks trimmed, each ending in \n) and then the unfinished last line as
- * it stands (no \n) to out.
+ * it stands (no \n) to out. Cursor movement stops at column 4096 and
+ * rendering stops once about CLI_RENDER_MAX bytes were added, so hostile
+ * input cannot make the output much larger than itself.
  */
 void cli_render(const char *raw, size_t len, struct strbuf *out);
 

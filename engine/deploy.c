@@ -51,6 +51,9 @@ struct deploy {
 	bool *prefetch_tried;         /* per host; touched only under the host's lock */
 	atomic_bool applied;          /* some host began an apply: probes may be stale */
 	char probe_token[33];         /* random: frames the prefetch's output */
+	atomic_bool *retry_req;       /* per stage: deploy_retry() asked for it */
+	bool *only;                   /* per host, while retrying: the hosts retried */
+	bool ran;                     /* the first pass is done: later runs only retry */
 	dep_event_fn cb;
 	void *cb_arg;
 	long long t0, last_save;
@@ -61,7 +64,8 @@ struct deploy {
 const char *host_result_name(enum host_result r)
 {
 	static const char *const names[] = { [RES_NONE] = "none", [RES_OK] = "ok",
-		[RES_CHANGED] = "changed", [RES_FAILED] = "failed", [RES_SKIPPED] = "skipped" };
+		[RES_CHANGED] = "changed", [RES_FAILED] = "failed", [RES_SKIPPED] = "skipped",
+		[RES_UNREACHABLE] = "unreachable" };
 
 	return r < RES__COUNT ? names[r] : "?";
 }
@@ -117,6 +121,7 @@ int deploy_new(const struct inventory *inv, const struct playbook *pb,
 	d->selected = xcalloc(d->ncols, sizeof(*d->selected));
 	d->failed = xcalloc(d->ncols, sizeof(*d->failed));
 	d->probes = xcalloc(pb->nstages * d->ncols, sizeof(*d->probes));
+	d->retry_req = xcalloc(pb->nstages ? pb->nstages : 1, sizeof(*d->retry_req));
 	d->prefetch_tried = xcalloc(d->ncols, sizeof(*d->prefetch_tried));
 	atomic_init(&d->applied, false);
 	random_token(d->probe_token, sizeof(d->probe_token));
@@ -156,6 +161,7 @@ void deploy_free(struct deploy *d)
 	free(d->selected);
 	free(d->failed);
 	free(d->probes);
+	free(d->retry_req);
 	free(d->prefetch_tried);
 	free(d->abort_reason);
 	runner_free(d->runner);
@@ -220,7 +226,9 @@ static void finish(struct deploy *d, size_t stage, size_t host, enum host_result
 
 	c->result = r;
 	free(c->reason);
-	c->reason = reason;
+	/* Redacted here, before the journal, the events and the summaries see it. */
+	c->reason = redact_dup(runlog_redactor(d->log), reason);
+	free(reason);
 	d->blocked[stage * d->ncols + host] = blocked;
 	if (d->journal)
 		journal_host_done(d->journal, d->pb->stages[stage].name, host_name(d, host),
@@ -360,9 +368,19 @@ static void job_done(struct deploy *d, struct host_job *job, struct task *task)
 	c->err_code = task->rc;
 	strlist_clear(&c->changes);
 	strlist_clear(&c->diffs);
+	if (d->journal && !task->rc) {
+		const char *k;
+		json_t *v;
+
+		json_object_foreach(job->mc.record, k, v)
+			journal_record(d->journal, k, json_string_value(v));
+	}
 	for (size_t i = 0; i < job->mc.changes.n; i++) {
-		strlist_push(&c->changes, job->mc.changes.v[i]);
-		strlist_push(&c->diffs, job->mc.diffs.v[i]);
+		/* A managed file's diff shows its contents: secrets included. */
+		strlist_push_owned(&c->changes, redact_dup(runlog_redactor(d->log),
+							   job->mc.changes.v[i]));
+		strlist_push_owned(&c->diffs, redact_dup(runlog_redactor(d->log),
+							 job->mc.diffs.v[i]));
 	}
 	if (task->rc == ERR_CANCELLED) {
 		c->interrupted = true;
@@ -370,14 +388,33 @@ static void job_done(struct deploy *d, struct host_job *job, struct task *task)
 		reason = job->started ? xasprintf("interrupted: %s", err_msg(&task->err)) :
 			 xstrdup("interrupted: not started");
 	} else if (task->rc) {
-		r = RES_FAILED;
+		/* Refused or no answer: the host is not there, no step of it failed. */
+		r = task->rc == ERR_CONNECT ? RES_UNREACHABLE : RES_FAILED;
 		reason = xstrdup(err_msg(&task->err));
 		if (job->host < d->inv->nhosts && !d->failed[job->host])
-			d->failed[job->host] = xasprintf("failed at stage %s", s->name);
+			d->failed[job->host] = xasprintf("%s at stage %s", r == RES_UNREACHABLE ?
+							 "unreachable" : "failed", s->name);
 	} else if (r == RES_SKIPPED) {
 		reason = xstrdup(job->mc.skip_reason ? job->mc.skip_reason : "skipped");
 	}
 	finish(d, job->stage, job->host, r, reason, false);
+	/* A module acting for several hosts failed some of them alone. */
+	if (task->rc != ERR_CANCELLED) {
+		const char *name;
+		json_t *msg;
+
+		json_object_foreach(job->mc.host_failures, name, msg) {
+			const struct host *h = inventory_host(d->inv, name);
+			size_t idx;
+
+			if (!h)
+				continue;
+			idx = (size_t)(h - d->inv->hosts);
+			if (!d->failed[idx])
+				d->failed[idx] = xasprintf("failed at stage %s", s->name);
+			finish(d, job->stage, idx, RES_FAILED, xstrdup(json_string_value(msg)), false);
+		}
+	}
 }
 
 struct batch {
@@ -402,15 +439,48 @@ static void on_runner_event(const struct event *ev, void *arg)
 		emit(d, &de);
 		save(d, false);
 		break;
-	case EV_TASK_NOTE:
+	case EV_TASK_NOTE: {
+		char *msg = redact_dup(runlog_redactor(d->log), ev->msg);
+
 		de.kind = DEV_OUTPUT;
-		de.msg = ev->msg;
+		de.msg = msg;
 		emit(d, &de);
+		free(msg);
 		break;
+	}
 	case EV_TASK_DONE:
 		job_done(d, job, &b->tasks[ev->task]);
 		break;
 	}
+}
+
+/* mod_run_hosts(): the run's hosts, for a module that acts for a group. */
+static json_t *run_hosts(const struct deploy *d)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < d->inv->nhosts; i++) {
+		const struct host *h = &d->inv->hosts[i];
+		json_t *o, *roles, *hcas;
+
+		if (!d->selected[i])
+			continue;
+		roles = json_array();
+		hcas = json_array();
+		for (int r = 0; r < ROLE__COUNT; r++)
+			if (h->roles & (1u << r))
+				json_array_append_new(roles, json_string(role_name(r)));
+		for (size_t k = 0; k < h->nhcas; k++)
+			json_array_append_new(hcas, json_pack("{s:s, s:i, s:s}", "name",
+				h->hcas[k].name, "port", (int)h->hcas[k].port, "link_layer",
+				h->hcas[k].link_layer == LINK_ETH ? "ethernet" : "infiniband"));
+		o = json_pack("{s:s, s:o, s:O, s:o}", "name", h->name, "roles", roles,
+			      "vars", h->vars, "hcas", hcas);
+		if (d->failed[i])
+			json_object_set_new(o, "failed", json_string(d->failed[i]));
+		json_array_append_new(arr, o);
+	}
+	return arr;
 }
 
 static void job_init(struct deploy *d, struct host_job *job, struct task *task,
@@ -434,6 +504,8 @@ static void job_init(struct deploy *d, struct host_job *job, struct task *task,
 	job->mc.applied = &d->applied;
 	if (!s->local)
 		job->mc.probe = &d->probes[stage * d->ncols + host];
+	if (s->run_once)
+		job->mc.run_hosts = run_hosts(d);
 	/* Never a NULL host list, even empty: runner.c memcpy()s it. */
 	*task = (struct task){ .hosts = &job->hidx, .nhosts = s->local ? 0 : 1,
 			       .fn = host_task, .arg = job };
@@ -498,6 +570,12 @@ static char *stage_filtered(const struct deploy *d, size_t stage)
 	return NULL;
 }
 
+/* A result that later stages may not build on. */
+static bool not_done(enum host_result r)
+{
+	return r == RES_FAILED || r == RES_UNREACHABLE;
+}
+
 /* Why this host cannot run the stage (an earlier failure), or NULL. */
 static char *host_blocked(const struct deploy *d, size_t stage, size_t host)
 {
@@ -514,9 +592,9 @@ static char *host_blocked(const struct deploy *d, size_t stage, size_t host)
 
 		if (ds->run_once || ds->local) {
 			for (size_t h = 0; h < d->ncols && !bad; h++)
-				bad = d->cells[dep * d->ncols + h].result == RES_FAILED;
+				bad = not_done(d->cells[dep * d->ncols + h].result);
 		} else {
-			bad = d->cells[dep * d->ncols + host].result == RES_FAILED ||
+			bad = not_done(d->cells[dep * d->ncols + host].result) ||
 			      d->blocked[dep * d->ncols + host];
 		}
 		if (bad)
@@ -552,6 +630,19 @@ static size_t stage_hosts(const struct deploy *d, const struct stage *s, size_t 
 		if (d->selected[s->host_idx[i]])
 			out[n++] = s->host_idx[i];
 	return n;
+}
+
+/* While retrying, only the hosts retried; hosts[0..n) filtered in place. */
+static size_t only_hosts(const struct deploy *d, size_t *hosts, size_t n)
+{
+	size_t kept = 0;
+
+	if (!d->only)
+		return n;
+	for (size_t i = 0; i < n; i++)
+		if (d->only[hosts[i]])
+			hosts[kept++] = hosts[i];
+	return kept;
 }
 
 /* Ansible's reading of serial: a percentage rounds down, but never below one host. */
@@ -633,10 +724,10 @@ static bool admit(struct deploy *d, size_t stage, size_t h, const char *filtered
 	return false;
 }
 
-/* Hosts todo[0..n) in batches of `serial`, stopping as Ansible would. */
-static void run_batches(struct deploy *d, size_t stage, const size_t *todo, size_t n)
+/* Hosts todo[0..n) in batches of `serial`, stopping as Ansible would; returns how many failed. */
+static size_t run_batches(struct deploy *d, size_t stage, const size_t *todo, size_t n)
 {
-	size_t bn = batch_size(&d->pb->stages[stage], n);
+	size_t bn = batch_size(&d->pb->stages[stage], n), nfailed = 0, f;
 
 	for (size_t i = 0; i < n; i += bn) {
 		if (bn > n - i)
@@ -647,17 +738,20 @@ static void run_batches(struct deploy *d, size_t stage, const size_t *todo, size
 				finish(d, stage, todo[k], RES_SKIPPED, xstrdup(d->abort_reason ?
 				       d->abort_reason : "interrupted: not started"), !!d->abort_reason);
 			}
-			return;
+			return nfailed;
 		}
-		check_max_fail(d, stage, run_batch(d, stage, todo + i, bn), bn);
+		f = run_batch(d, stage, todo + i, bn);
+		nfailed += f;
+		check_max_fail(d, stage, f, bn);
 	}
+	return nfailed;
 }
 
 static void run_stage(struct deploy *d, size_t stage)
 {
 	const struct stage *s = &d->pb->stages[stage];
 	size_t *hosts = xcalloc(d->ncols, sizeof(*hosts)), *todo = xcalloc(d->ncols, sizeof(*todo));
-	size_t n = stage_hosts(d, s, hosts), ntodo = 0;
+	size_t n = only_hosts(d, hosts, stage_hosts(d, s, hosts)), ntodo = 0, nblocked = 0, nfailed;
 	char *filtered = stage_filtered(d, stage);
 	struct dep_event ev = { .kind = DEV_STAGE_START, .stage = stage };
 	struct strbuf set = STRBUF_INIT;
@@ -671,11 +765,19 @@ static void run_stage(struct deploy *d, size_t stage)
 	fold_hosts(d, hosts, n, &set);
 	ev.hosts = set.buf;
 	emit(d, &ev);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		/* As Ansible counts max_fail_percent: a host that failed an earlier stage is a
+		 * failed host of this one (a rolling upgrade's last stage stops the run). */
+		nblocked += !filtered && d->failed[hosts[i]] && !d->abort_reason &&
+			    !(d->journal && journal_host_completed(d->journal, s->name,
+								   host_name(d, hosts[i])));
 		if (admit(d, stage, hosts[i], filtered) && (!s->run_once || (!ntodo && !once_done)))
 			todo[ntodo++] = hosts[i];
-	run_batches(d, stage, todo, ntodo);
-	if (s->run_once && ntodo && cell(d, stage, todo[0])->result == RES_FAILED)
+	}
+	nfailed = run_batches(d, stage, todo, ntodo);
+	if (nblocked && s->max_fail_percent >= 0)
+		check_max_fail(d, stage, nblocked + nfailed, nblocked + ntodo);
+	if (s->run_once && ntodo && not_done(cell(d, stage, todo[0])->result))
 		fail_once_stage(d, stage, hosts, n, todo[0]);
 	ev = (struct dep_event){ .kind = DEV_STAGE_DONE, .stage = stage };
 	emit(d, &ev);
@@ -744,6 +846,63 @@ static void plan_prefetch(struct deploy *d)
 	free(hosts);
 }
 
+void deploy_pause(struct deploy *d, bool paused)
+{
+	runner_pause(d->runner, paused);
+}
+
+void deploy_retry(struct deploy *d, size_t stage)
+{
+	if (stage < d->pb->nstages)
+		atomic_store(&d->retry_req[stage], true);
+}
+
+/* The earliest stage whose retry was asked for (its request taken), or -1. */
+static ssize_t take_retry(struct deploy *d)
+{
+	for (size_t st = 0; st < d->pb->nstages; st++)
+		if (atomic_exchange(&d->retry_req[st], false))
+			return (ssize_t)st;
+	return -1;
+}
+
+/*
+ * The hosts that failed stage `first` run it again, and the stages after it
+ * that their failure made them skip. The journal's entries are overwritten.
+ */
+static void run_retries(struct deploy *d)
+{
+	ssize_t first;
+
+	while ((first = take_retry(d)) >= 0 && !d->cancelled && !d->abort_reason) {
+		size_t nretry = 0;
+
+		d->only = xcalloc(d->ncols, sizeof(*d->only));
+		for (size_t h = 0; h < d->ncols; h++)
+			if (cell(d, (size_t)first, h)->result == RES_FAILED)
+				d->only[h] = true, nretry++;
+		for (size_t h = 0; nretry && h < d->ncols; h++) {
+			if (!d->only[h])
+				continue;
+			free(d->failed[h]);
+			d->failed[h] = NULL;
+			for (size_t st = (size_t)first; st < d->pb->nstages; st++) {
+				struct deploy_cell *c = cell(d, st, h);
+
+				free(c->reason);
+				strlist_clear(&c->changes);
+				strlist_clear(&c->diffs);
+				*c = (struct deploy_cell){ .result = RES_NONE };
+				d->blocked[st * d->ncols + h] = false;
+			}
+		}
+		for (size_t st = (size_t)first; nretry && st < d->pb->nstages; st++)
+			run_stage(d, st);
+		free(d->only);
+		d->only = NULL;
+	}
+}
+
 int deploy_run(struct deploy *d, dep_event_fn cb, void *arg, struct err *err)
 {
 	struct dep_event ev = { .kind = DEV_RUN_DONE, .stage = (size_t)-1 };
@@ -751,19 +910,24 @@ int deploy_run(struct deploy *d, dep_event_fn cb, void *arg, struct err *err)
 
 	d->cb = cb;
 	d->cb_arg = arg;
-	d->t0 = now_ms();
-	if (d->journal) {
+	if (!d->ran) {
+		d->ran = true;
+		d->t0 = now_ms();
+		if (d->journal) {
+			for (size_t i = 0; i < d->pb->nstages; i++)
+				journal_stage(d->journal, d->pb->stages[i].name,
+					      d->pb->stages[i].module->name,
+					      d->pb->stages[i].module->version);
+			journal_attempt(d->journal);
+			save(d, true);
+		}
+		plan_prefetch(d);
 		for (size_t i = 0; i < d->pb->nstages; i++)
-			journal_stage(d->journal, d->pb->stages[i].name,
-				      d->pb->stages[i].module->name, d->pb->stages[i].module->version);
-		journal_attempt(d->journal);
-		save(d, true);
+			run_stage(d, i);
 	}
-	plan_prefetch(d);
-	for (size_t i = 0; i < d->pb->nstages; i++)
-		run_stage(d, i);
+	run_retries(d);
 	for (size_t i = 0; i < d->pb->nstages * d->ncols; i++)
-		failed |= d->cells[i].result == RES_FAILED;
+		failed |= not_done(d->cells[i].result);
 	if (d->journal) {
 		journal_set_state(d->journal, d->cancelled && !d->save_rc ? "interrupted" :
 				  failed || d->save_rc ? "failed" : "completed");

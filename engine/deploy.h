@@ -63,6 +63,16 @@ int deploy_run(struct deploy *d, dep_event_fn cb, void *arg, struct err *err);
 void deploy_cancel(struct deploy *d);
 bool deploy_interrupted(const struct deploy *d);
 
+/* Thread-safe (the TUI's keys): while paused no host starts new work;
+ * running commands finish. */
+void deploy_pause(struct deploy *d, bool paused);
+/*
+ * Thread-safe: asks that the hosts that failed `stage` run it again (and
+ * the later stages their failure skipped), once the pass under way ends.
+ * A deploy_run() after the first runs only the retries asked for since.
+ */
+void deploy_retry(struct deploy *d, size_t stage);
+
 /* host: index into inv->hosts, or inv->nhosts for a local stage's row. */
 const struct deploy_cell *deploy_cell(const struct deploy *d, size_t stage, size_t host);
 

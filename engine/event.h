@@ -27,6 +27,7 @@ enum host_result {
 	RES_CHANGED,       /* changes made (with --check: would be made) */
 	RES_FAILED,
 	RES_SKIPPED,       /* with a reason: tags, an earlier failure, done before... */
+	RES_UNREACHABLE,   /* the host refused or never answered: nothing ran there */
 	RES__COUNT
 };
 
@@ -43,11 +44,31 @@ struct dep_event {
 	const struct strlist *changes; /* DEV_HOST_DONE: one line each */
 	const struct strlist *diffs;   /* parallel to changes; "" when none */
 	const char *msg;           /* DEV_OUTPUT */
+	const char *hint;          /* DEV_HOST_DONE: what to do next (precheck, validate); may be NULL */
 	double duration_s;         /* DEV_HOST_DONE */
 	double t;                  /* seconds since the run started */
 	int interrupted;           /* DEV_RUN_DONE */
 };
 
 typedef void (*dep_event_fn)(const struct dep_event *ev, void *arg);
+
+/*
+ * What a consumer of the stream needs before the first event: the matrix's
+ * rows and columns. Deploy, precheck and validate each fill one.
+ */
+struct run_info {
+	const char *cluster;
+	const char *playbook;      /* or the command's name: "precheck" */
+	const char *run_dir;       /* where hosts/HOST.log live; may be NULL */
+	char *const *stages;
+	size_t nstages;
+	char *const *hosts;        /* inventory order; "localhost" for local stages */
+	size_t nhosts;
+};
+
+const char *dep_event_kind_name(enum dep_event_kind k);
+/* The kind or result of a name; -1 when unknown. */
+int dep_event_kind_parse(const char *name);
+int host_result_parse(const char *name);
 
 #endif

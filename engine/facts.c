@@ -3,6 +3,7 @@
  * parsed. See facts.h.
  */
 #include "facts.h"
+#include "jsontext.h"
 #include "parse.h"
 #include "ssh.h"
 #include "strbuf.h"
@@ -20,12 +21,18 @@
 static const struct {
 	const char *fact, *parser;
 } fact_parsers[] = {
+	{ "dmesg-modules", "dmesg-modules" },
 	{ "getenforce", "getenforce" },
+	{ "ibdev2netdev", "ibdev2netdev" },
+	{ "iblinkinfo", "iblinkinfo" },
 	{ "ibstat", "ibstat" },
 	{ "ibstatus", "ibstatus" },
 	{ "lsmod", "lsmod" },
 	{ "lspci", "lspci" },
+	{ "mmdiag-config", "mmdiag-config" },
+	{ "mmdiag-network", "mmdiag-network" },
 	{ "mmgetstate", "mmgetstate" },
+	{ "mmhealth", "mmhealth" },
 	{ "mmlscluster", "mmlscluster" },
 	{ "mmlsmount", "mmlsmount" },
 	{ "nvidia-smi-q", "nvidia-smi-q" },
@@ -33,6 +40,7 @@ static const struct {
 	{ "ofed_info", "ofed_info" },
 	{ "os-release", "os-release" },
 	{ "sminfo", "sminfo" },
+	{ "ssh-peer", "ssh-peer" },
 };
 
 static const char *line_end(const char *p, const char *end)
@@ -75,8 +83,13 @@ int facts_split(const char *buf, size_t len, json_t **ret, struct err *err)
 			/* facts.sh put a newline before the marker; it is not output. */
 			if (bend > body && bend[-1] == '\n')
 				bend--;
-			json_object_set_new(out, name, json_pack("{s:i, s:s%}", "rc", rc, "output",
-								 body, (size_t)(bend - body)));
+			{
+				/* Not UTF-8 would drop the section; output_base64 keeps the bytes. */
+				json_t *sec = json_pack("{s:i}", "rc", rc);
+
+				json_set_bytes(sec, "output", body, (size_t)(bend - body));
+				json_object_set_new(out, name, sec);
+			}
 			free(name);
 			name = NULL;
 		}
@@ -96,6 +109,41 @@ broken:
 	free(name);
 	json_decref(out);
 	return ERR_PARSE;
+}
+
+/* Sections named "<fact> <hca>/<port>" (one per expected port, facts.sh)
+ * go through the parser named by their prefix. */
+static const struct {
+	const char *prefix, *parser;
+} port_fact_parsers[] = {
+	{ "perfquery-a ", "perfquery" },
+	{ "perfquery-b ", "perfquery" },
+};
+
+static void facts_parse_per_port(struct host_facts *hf)
+{
+	const char *name;
+	json_t *sec;
+
+	json_object_foreach(hf->raw, name, sec) {
+		for (size_t i = 0; i < sizeof(port_fact_parsers) / sizeof(port_fact_parsers[0]); i++) {
+			const struct parser *p = parser_lookup(port_fact_parsers[i].parser);
+			const char *out = json_string_value(json_object_get(sec, "output"));
+			struct err e = ERR_INIT;
+			json_t *j = NULL;
+
+			if (strncmp(name, port_fact_parsers[i].prefix,
+				    strlen(port_fact_parsers[i].prefix)) ||
+			    !p || !out || !*out ||
+			    json_integer_value(json_object_get(sec, "rc")) == 127)
+				continue;
+			if (p->fn(out, strlen(out), &j, &e))
+				json_object_set_new(hf->parse_errors, name, json_string(err_msg(&e)));
+			else
+				json_object_set_new(hf->parsed, name, j);
+			err_clear(&e);
+		}
+	}
 }
 
 void facts_parse(struct host_facts *hf)
@@ -126,6 +174,7 @@ void facts_parse(struct host_facts *hf)
 		}
 		err_clear(&e);
 	}
+	facts_parse_per_port(hf);
 }
 
 const struct host_facts *facts_for(const struct facts *f, size_t host)
@@ -170,8 +219,9 @@ static void families(const struct host *h, struct strbuf *sb)
 void facts_script(struct strbuf *out)
 {
 	/* The memlock stage's reading of limits.d, so both agree on a login's limit. */
-	strbuf_addf(out, "pam_memlock() {\n%s\n}\n%s",
+	strbuf_addf(out, "pam_memlock() {\n%s\n}\n%s%s",
 		    template_get("memlock/pam-memlock.sh", NULL),
+		    template_get("precheck/ssh-peer.sh", NULL),
 		    template_get("precheck/facts.sh", NULL));
 }
 
@@ -179,7 +229,51 @@ struct gather {
 	const struct inventory *inv;
 	struct host_facts *hf;
 	bool disconnect;
+	bool fabric;   /* this host reads the whole fabric (iblinkinfo) */
+	char *peers;   /* BRINGUP_PEERS=NAME:PORT... on the launcher; owned */
 };
+
+/*
+ * mpirun's launcher (the first GPU host gathered) must log in to every other
+ * GPU host by itself: its fact ssh-peer tries them (check ssh.peer), at most
+ * PEER_SAMPLE spread evenly over the list, so that the one round trip stays
+ * within its time on a large cluster (validate tries every peer it uses).
+ * NULL when fewer than two GPU hosts are gathered. Caller frees.
+ */
+#define PEER_SAMPLE 16
+static char *peers_env(const struct inventory *inv, const size_t *idx, size_t n,
+		       size_t *ret_launcher)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t first = n, npeers = 0, k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (inv->hosts[idx[i]].gpus.count)
+			npeers++;
+	npeers -= npeers > 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct host *h = &inv->hosts[idx[i]];
+
+		if (!h->gpus.count)
+			continue;
+		if (first == n) {
+			first = i;
+			strbuf_addstr(&sb, "BRINGUP_PEERS=");
+			continue;
+		}
+		/* peer k of npeers is tried when it starts a new 1/PEER_SAMPLE */
+		if (npeers <= PEER_SAMPLE || k * PEER_SAMPLE / npeers != (k + 1) * PEER_SAMPLE / npeers)
+			strbuf_addf(&sb, "%s%s:%u", sb.buf[sb.len - 1] == '=' ? "" : " ", h->name,
+				    h->ssh.port);
+		k++;
+	}
+	*ret_launcher = first;
+	if (first == n || sb.buf[sb.len - 1] == '=') {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb, NULL);
+}
 
 static bool gpfs_row_wanted(const struct inventory *inv, const struct host *h, const char *name)
 {
@@ -223,6 +317,25 @@ static void prune_gpfs(const struct inventory *inv, const struct host *h, struct
 	}
 }
 
+/*
+ * The expected HCA ports ("mlx5_0/1 mlx5_1/1") whose counters facts.sh
+ * reads twice, and the seconds between the reads (host var
+ * ib_counter_interval_s, default 1, at most 60): a count that rises in
+ * between is a link failing now, one that does not is history.
+ */
+static void ib_ports_env(const struct host *h, struct strbuf *ports, struct strbuf *interval)
+{
+	json_t *v = json_object_get(h->vars, "ib_counter_interval_s");
+	double s = json_is_number(v) ? json_number_value(v) : 1.0;
+
+	if (!(s >= 0.0) || s > 60.0)
+		s = 1.0;
+	strbuf_addstr(ports, "BRINGUP_IB_PORTS=");
+	for (size_t i = 0; i < h->nhcas; i++)
+		strbuf_addf(ports, "%s%s/%u", i ? " " : "", h->hcas[i].name, h->hcas[i].port);
+	strbuf_addf(interval, "BRINGUP_IB_INTERVAL=%g", s);
+}
+
 static int gather_task(struct task_ctx *t, void *arg)
 {
 	struct gather *g = arg;
@@ -231,7 +344,10 @@ static int gather_task(struct task_ctx *t, void *arg)
 	struct strbuf fam = STRBUF_INIT, envv = STRBUF_INIT, userv = STRBUF_INIT;
 	struct strbuf namev = STRBUF_INIT;
 	struct strbuf script = STRBUF_INIT;
-	char *env[4] = { NULL, NULL, NULL, NULL };
+	struct strbuf portsv = STRBUF_INIT, intv = STRBUF_INIT;
+	char *env[9] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+	char limitv[40];
+	char fabricv[] = "BRINGUP_FABRIC=1";
 	struct remote_cmd cmd = { .command = "sh -s", .env = env };
 	struct cmd_result res;
 	int rc;
@@ -243,6 +359,21 @@ static int gather_task(struct task_ctx *t, void *arg)
 	env[1] = userv.buf;
 	strbuf_addf(&namev, "BRINGUP_NAME=%s", h->name);
 	env[2] = namev.buf;
+	ib_ports_env(h, &portsv, &intv);
+	env[3] = portsv.buf;
+	env[4] = intv.buf;
+	if (g->fabric)
+		env[5] = fabricv;
+	if (g->peers) {
+		/* A hung peer must cost the launcher a third of its own limit at
+		 * most, not its facts: it would show as unreachable itself. */
+		unsigned limit = task_command_timeout(t) / 3;
+
+		env[6] = g->peers;
+		snprintf(limitv, sizeof(limitv), "BRINGUP_PEER_LIMIT=%u",
+			 limit < 2 ? 2 : limit > 15 ? 15 : limit);
+		env[7] = limitv;
+	}
 	facts_script(&script);
 	cmd.input = script.buf;
 	cmd.input_len = script.len;
@@ -259,6 +390,11 @@ static int gather_task(struct task_ctx *t, void *arg)
 			     res.duration_s);
 		goto out;
 	}
+	if (res.outcome == CMD_CANCELLED) {
+		rc = err_set(task_err(t), ERR_CANCELLED, "host %s: cancelled (interrupted) while "
+			     "gathering facts", h->name);
+		goto out;
+	}
 	if (res.outcome != CMD_EXITED) {
 		rc = err_set(task_err(t), ERR_SSH, "host %s: connection lost while gathering facts",
 			     h->name);
@@ -272,9 +408,14 @@ static int gather_task(struct task_ctx *t, void *arg)
 	{
 		const char *d = fact_output(hf, "date", NULL);
 		if (d && *d && res.first_output_s >= 0) {
-			/* From when the command was sent, not when we asked for it:
-			 * connecting may come in between. */
-			hf->clock_skew_s = strtod(d, NULL) - (res.start_wall_s + res.first_output_s);
+			/* The host read its clock after we sent the command
+			 * (connecting comes before, and does not count) and
+			 * before its first byte reached us: the skew lies in
+			 * that window, whose middle is the estimate. */
+			double half = res.first_output_s / 2.0;
+
+			hf->clock_skew_s = strtod(d, NULL) - (res.start_wall_s + half);
+			hf->clock_skew_err_s = half;
 			hf->have_skew = true;
 		}
 	}
@@ -288,12 +429,47 @@ out:
 	strbuf_release(&envv);
 	strbuf_release(&userv);
 	strbuf_release(&namev);
+	strbuf_release(&portsv);
+	strbuf_release(&intv);
 	strbuf_release(&script);
 	return rc;
 }
 
+/* The runner's events as the stream's: a host starts, a host is done. */
+struct gather_events {
+	const struct inventory *inv;
+	const size_t *idx;
+	struct task *tasks;
+	dep_event_fn cb;
+	void *arg;
+	size_t stage;
+	const char *stage_name;
+};
+
+static void on_gather_event(const struct event *ev, void *arg)
+{
+	struct gather_events *ge = arg;
+	const struct task *t = &ge->tasks[ev->task];
+	struct dep_event de = { .stage = ge->stage, .stage_name = ge->stage_name,
+				.host = ge->inv->hosts[ge->idx[ev->task]].name, .t = ev->t };
+
+	if (ev->kind == EV_TASK_START) {
+		de.kind = DEV_HOST_START;
+	} else if (ev->kind == EV_TASK_DONE) {
+		de.kind = DEV_HOST_DONE;
+		de.duration_s = t->duration_s;
+		de.result = !t->rc ? RES_OK : t->rc == ERR_CONNECT || t->rc == ERR_HOSTKEY ||
+			    t->rc == ERR_AUTH ? RES_UNREACHABLE : RES_FAILED;
+		de.reason = t->rc ? err_msg(&t->err) : NULL;
+	} else {
+		de.kind = DEV_OUTPUT;
+		de.msg = ev->msg;
+	}
+	ge->cb(&de, ge->arg);
+}
+
 static int gather(struct runner *r, const struct inventory *inv, const size_t *idx,
-		  size_t n, bool disconnect, struct facts **ret)
+		  size_t n, bool disconnect, struct gather_events *ge, struct facts **ret)
 {
 	struct facts *f = xcalloc(1, sizeof(*f));
 	struct task *tasks = xcalloc(n ? n : 1, sizeof(*tasks));
@@ -302,13 +478,28 @@ static int gather(struct runner *r, const struct inventory *inv, const size_t *i
 	f->inv = inv;
 	f->n = n;
 	f->h = xcalloc(n ? n : 1, sizeof(*f->h));
+	/* the fabric is read once, from the first host with HCAs */
+	size_t fabric = n;
+
+	for (size_t i = 0; i < n && fabric == n; i++)
+		if (inv->hosts[idx[i]].nhcas)
+			fabric = i;
+	size_t launcher;
+	char *peers = peers_env(inv, idx, n, &launcher);
+
 	for (size_t i = 0; i < n; i++) {
 		f->h[i].host = idx[i];
-		g[i] = (struct gather){ inv, &f->h[i], disconnect };
+		g[i] = (struct gather){ inv, &f->h[i], disconnect, i == fabric,
+					i == launcher ? peers : NULL };
 		tasks[i] = (struct task){ .hosts = &idx[i], .nhosts = 1,
 					  .fn = gather_task, .arg = &g[i] };
 	}
-	runner_run(r, tasks, n, NULL, NULL);
+	if (ge) {
+		ge->tasks = tasks;
+		ge->idx = idx;
+		ge->inv = inv;
+	}
+	runner_run(r, tasks, n, ge ? on_gather_event : NULL, ge);
 	for (size_t i = 0; i < n; i++) {
 		f->h[i].rc = tasks[i].rc;
 		f->h[i].err = tasks[i].err; /* moves ownership */
@@ -316,6 +507,7 @@ static int gather(struct runner *r, const struct inventory *inv, const size_t *i
 	}
 	free(tasks);
 	free(g);
+	free(peers);
 	*ret = f;
 	return 0;
 }
@@ -324,14 +516,25 @@ int facts_gather(struct runner *r, const struct inventory *inv, const size_t *id
 		 size_t n, struct facts **ret, struct err *err)
 {
 	(void)err;
-	return gather(r, inv, idx, n, false, ret);
+	return gather(r, inv, idx, n, false, NULL, ret);
 }
 
 int facts_gather_once(struct runner *r, const struct inventory *inv, const size_t *idx,
 		      size_t n, struct facts **ret, struct err *err)
 {
 	(void)err;
-	return gather(r, inv, idx, n, true, ret);
+	return gather(r, inv, idx, n, true, NULL, ret);
+}
+
+int facts_gather_once_events(struct runner *r, const struct inventory *inv, const size_t *idx,
+			     size_t n, size_t stage, const char *stage_name, dep_event_fn cb,
+			     void *arg, struct facts **ret, struct err *err)
+{
+	struct gather_events ge = { .cb = cb, .arg = arg, .stage = stage,
+				    .stage_name = stage_name };
+
+	(void)err;
+	return gather(r, inv, idx, n, true, cb ? &ge : NULL, ret);
 }
 
 void facts_free(struct facts *f)
@@ -359,8 +562,10 @@ json_t *facts_to_json(const struct facts *f)
 		if (hf->rc)
 			json_object_set_new(o, "error", json_string(err_msg(&hf->err)));
 		json_object_set_new(o, "round_trip_s", json_real(hf->round_trip_s));
-		if (hf->have_skew)
+		if (hf->have_skew) {
 			json_object_set_new(o, "clock_skew_s", json_real(hf->clock_skew_s));
+			json_object_set_new(o, "clock_skew_err_s", json_real(hf->clock_skew_err_s));
+		}
 		if (hf->raw)
 			json_object_set(o, "raw", hf->raw);
 		if (hf->parsed)

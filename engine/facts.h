@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "event.h"
 #include "inventory.h"
 #include "runner.h"
 #include "strbuf.h"
@@ -27,6 +28,7 @@ struct host_facts {
 	double login_s;          /* until its first output: the login and shell start */
 	bool have_skew;
 	double clock_skew_s;     /* host clock minus ours, at the same instant */
+	double clock_skew_err_s; /* +/- bound: half the send-to-first-byte time */
 	/*
 	 * raw: { "<fact>": { "rc": N, "output": "..." } } for every section
 	 * (the output is dropped once a parser has read it);
@@ -52,6 +54,14 @@ int facts_gather(struct runner *r, const struct inventory *inv, const size_t *id
 /* The same, closing each host's connection once its facts are in (precheck). */
 int facts_gather_once(struct runner *r, const struct inventory *inv, const size_t *idx,
 		      size_t n, struct facts **ret, struct err *err);
+/*
+ * facts_gather_once, telling cb (on this thread) as each host starts and
+ * ends, as DEV_HOST_START / DEV_HOST_DONE events of stage `stage` (ok,
+ * unreachable, or failed with the error as reason): precheck's live view.
+ */
+int facts_gather_once_events(struct runner *r, const struct inventory *inv, const size_t *idx,
+			     size_t n, size_t stage, const char *stage_name, dep_event_fn cb,
+			     void *arg, struct facts **ret, struct err *err);
 void facts_free(struct facts *f);
 
 /* The facts of inventory host `host`, or NULL when it was not gathered. */

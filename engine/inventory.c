@@ -56,12 +56,13 @@ int role_from_name(const char *s)
 }
 
 /* The key tables: one per mapping level, indexed by the enums beside them. */
-enum { T_CLUSTER, T_HARDWARE, T_HOSTS, T_GROUPS, T__N };
+enum { T_CLUSTER, T_HARDWARE, T_HOSTS, T_GROUPS, T_VALIDATE, T__N };
 static const struct ykey top_keys[] = {
 	[T_CLUSTER] = { "cluster", Y_MAP, true },
 	[T_HARDWARE] = { "hardware", Y_MAP, false },
 	[T_HOSTS] = { "hosts", Y_MAP, true },
 	[T_GROUPS] = { "groups", Y_MAP, false },
+	[T_VALIDATE] = { "validate", Y_MAP, false },
 	[T__N] = { NULL, 0, false },
 };
 
@@ -75,7 +76,8 @@ static const struct ykey cluster_keys[] = {
 
 /* A host's ssh keys are the first S_HOST__N of the cluster's. */
 enum { S_USER, S_PORT, S_KEY, S_PROXY_JUMP, S_HOST__N = S_PROXY_JUMP + 1,
-       S_KNOWN_HOSTS = S_HOST__N, S_CONNECT_TIMEOUT, S_COMMAND_TIMEOUT, S__N };
+       S_KNOWN_HOSTS = S_HOST__N, S_CONNECT_TIMEOUT, S_COMMAND_TIMEOUT, S_JUMP_SESSIONS,
+       S__N };
 #define SSH_KEY_ROWS                                        \
 	[S_USER] = { "user", Y_SCALAR, false },             \
 	[S_PORT] = { "port", Y_SCALAR, false },             \
@@ -86,6 +88,7 @@ static const struct ykey cluster_ssh_keys[] = {
 	[S_KNOWN_HOSTS] = { "known_hosts", Y_SCALAR, false },
 	[S_CONNECT_TIMEOUT] = { "connect_timeout", Y_SCALAR, false },
 	[S_COMMAND_TIMEOUT] = { "command_timeout", Y_SCALAR, false },
+	[S_JUMP_SESSIONS] = { "jump_sessions", Y_SCALAR, false },
 	[S__N] = { NULL, 0, false },
 };
 static const struct ykey host_ssh_keys[] = {
@@ -169,7 +172,8 @@ struct loader {
 	size_t nhw, hw_alloc;
 	struct ssh_opts defaults;
 	struct host_src *src;    /* parallel to inv->hosts */
-	size_t hosts_alloc;
+	size_t hosts_alloc, src_alloc;
+	char *local_user;        /* looked up once: getpwuid reads /etc/passwd */
 	int group_order[ROLE__COUNT]; /* roles in file order */
 	int ngroups;
 	int group_hw[ROLE__COUNT];
@@ -205,6 +209,7 @@ static void loader_release(struct loader *ld)
 		for (size_t i = 0; i < ld->inv->nhosts; i++)
 			json_decref(ld->src[i].vars);
 	free(ld->src);
+	free(ld->local_user);
 	ssh_opts_release(&ld->defaults);
 	ytree_release(&ld->t);
 }
@@ -309,6 +314,7 @@ static int read_cluster_ssh(struct loader *ld, yaml_node_t *n)
 
 	inv->connect_timeout_s = DEFAULT_CONNECT_TIMEOUT;
 	inv->command_timeout_s = DEFAULT_COMMAND_TIMEOUT;
+	inv->jump_sessions = 1;
 	if (!n) {
 		inv->known_hosts = expand_tilde(DEFAULT_KNOWN_HOSTS);
 		return 0;
@@ -319,7 +325,9 @@ static int read_cluster_ssh(struct loader *ld, yaml_node_t *n)
 	    read_opt_uint(ld, v[S_CONNECT_TIMEOUT], "connect_timeout", where,
 			  1, 3600, &inv->connect_timeout_s) ||
 	    read_opt_uint(ld, v[S_COMMAND_TIMEOUT], "command_timeout", where,
-			  1, 7 * 24 * 3600, &inv->command_timeout_s)) {
+			  1, 7 * 24 * 3600, &inv->command_timeout_s) ||
+	    read_opt_uint(ld, v[S_JUMP_SESSIONS], "jump_sessions", where,
+			  1, 64, &inv->jump_sessions)) {
 		free(known_hosts);
 		return ERR_INVENTORY;
 	}
@@ -342,9 +350,11 @@ static int read_vars(struct loader *ld, yaml_node_t *n, const char *where,
 
 	if (!n) {
 		*ret = json_object();
-		return 0;
+		return *ret ? 0 : err_set(ld->t.err, ERR_INVENTORY, "%s: out of memory "
+					  "reading vars of %s", ld->inv->path, where);
 	}
 	what = xasprintf("vars of %s", where);
+	/* NULL always comes with the error filled in, out of memory included */
 	*ret = ytree_to_json(&ld->t, n, what);
 	free(what);
 	return *ret ? 0 : ERR_INVENTORY;
@@ -563,8 +573,9 @@ static int resolve_ssh(struct loader *ld, struct host *h, const char *address,
 
 	h->ssh.address = xstrdup(address);
 	h->ssh.port = own->port ? own->port : d->port ? d->port : DEFAULT_SSH_PORT;
-	h->ssh.user = own->user ? xstrdup(own->user) : d->user ? xstrdup(d->user)
-		      : local_user();
+	if (!own->user && !d->user && !ld->local_user)
+		ld->local_user = local_user();
+	h->ssh.user = xstrdup(own->user ? own->user : d->user ? d->user : ld->local_user);
 	h->ssh.key_file = own->key ? expand_tilde(own->key)
 			  : d->key ? expand_tilde(d->key) : NULL;
 	h->ssh.proxy_jump = pick(own->proxy_jump, d->proxy_jump);
@@ -659,7 +670,11 @@ static int add_hosts(struct loader *ld, yaml_node_t *key, struct host_entry *e)
 		struct host *h;
 
 		ALLOC_GROW(inv->hosts, inv->nhosts + 1, ld->hosts_alloc);
-		ld->src = xrealloc(ld->src, ld->hosts_alloc * sizeof(*ld->src));
+		/* only when it grew: a realloc per host copies under ASan */
+		if (ld->src_alloc < ld->hosts_alloc) {
+			ld->src = xrealloc(ld->src, ld->hosts_alloc * sizeof(*ld->src));
+			ld->src_alloc = ld->hosts_alloc;
+		}
 		h = &inv->hosts[inv->nhosts];
 		memset(h, 0, sizeof(*h));
 		ld->src[inv->nhosts] = (struct host_src){ key, e->hw, json_incref(e->vars) };
@@ -862,16 +877,24 @@ static void apply_profile(struct host *h, const struct hw_profile *p)
 	h->gpus.model = p->gpus.model ? xstrdup(p->gpus.model) : NULL;
 }
 
-/* Roles, hardware and variables, each layer in precedence order. */
-static void resolve_hosts(struct loader *ld)
+/*
+ * Roles, hardware and variables, each layer in precedence order. jansson
+ * reports running out of memory by NULL or -1: a host whose vars silently
+ * lack a layer would be configured wrongly, so that is an error.
+ */
+static int resolve_hosts(struct loader *ld)
 {
 	struct inventory *inv = ld->inv;
 	int *hw = xmalloc((inv->nhosts ? inv->nhosts : 1) * sizeof(*hw));
+	int oom = 0;
 
 	for (size_t i = 0; i < inv->nhosts; i++) {
 		inv->hosts[i].vars = json_deep_copy(inv->vars);
+		oom |= !inv->hosts[i].vars;
 		hw[i] = -1;
 	}
+	if (oom)
+		goto out;
 	for (int k = 0; k < ld->ngroups; k++) {
 		int role = ld->group_order[k];
 		const struct group *g = &inv->groups[role];
@@ -880,7 +903,7 @@ static void resolve_hosts(struct loader *ld)
 			size_t i = (size_t)host_index(inv, g->hosts.v[m]);
 
 			inv->hosts[i].roles |= 1u << role;
-			json_object_update(inv->hosts[i].vars, g->vars);
+			oom |= json_object_update(inv->hosts[i].vars, g->vars);
 			if (ld->group_hw[role] >= 0)
 				hw[i] = ld->group_hw[role];
 		}
@@ -888,13 +911,16 @@ static void resolve_hosts(struct loader *ld)
 	for (size_t i = 0; i < inv->nhosts; i++) {
 		struct host *h = &inv->hosts[i];
 
-		json_object_update(h->vars, ld->src[i].vars);
+		oom |= json_object_update(h->vars, ld->src[i].vars);
 		if (ld->src[i].hw >= 0)
 			hw[i] = ld->src[i].hw;
 		if (hw[i] >= 0)
 			apply_profile(h, &ld->hw[hw[i]]);
 	}
+out:
 	free(hw);
+	return oom ? err_set(ld->t.err, ERR_INVENTORY, "%s: out of memory merging "
+			     "the hosts' vars", inv->path) : 0;
 }
 
 static int load_tree(struct loader *ld)
@@ -910,9 +936,10 @@ static int load_tree(struct loader *ld)
 	    read_hardware(ld, v[T_HARDWARE]) ||
 	    read_hosts(ld, v[T_HOSTS]) ||
 	    check_duplicate_hosts(ld) ||
-	    read_groups(ld, v[T_GROUPS]))
+	    read_groups(ld, v[T_GROUPS]) ||
+	    resolve_hosts(ld) ||
+	    validate_config_read(&ld->t, v[T_VALIDATE], &ld->inv->validate))
 		return ERR_INVENTORY;
-	resolve_hosts(ld);
 	return 0;
 }
 
@@ -924,6 +951,7 @@ int inventory_load_buf(const char *name, const char *buf, size_t len,
 
 	*ret = NULL;
 	ld.inv = xcalloc(1, sizeof(*ld.inv));
+	validate_cfg_defaults(&ld.inv->validate);
 	ld.inv->path = xstrdup(name);
 	r = ytree_load(&ld.t, ld.inv->path, buf, len, err);
 	if (!r)
@@ -993,6 +1021,7 @@ void inventory_free(struct inventory *inv)
 	free(inv->cluster_name);
 	free(inv->known_hosts);
 	json_decref(inv->vars);
+	validate_cfg_release(&inv->validate);
 	free(inv);
 }
 

@@ -15,6 +15,7 @@
 
 #include "err.h"
 #include "strlist.h"
+#include "validate.h"
 
 struct src_loc {
 	const char *file; /* points at inventory->path */
@@ -90,11 +91,13 @@ struct inventory {
 	char *known_hosts;       /* default ~/.ssh/known_hosts */
 	unsigned connect_timeout_s;  /* default 10 */
 	unsigned command_timeout_s;  /* default 600 */
+	unsigned jump_sessions;      /* sessions to each jump host; default 1 */
 	json_t *vars;            /* cluster vars; owned */
 	struct host *hosts;      /* in declaration order */
 	size_t nhosts;
 	struct group groups[ROLE__COUNT]; /* indexed by role; empty if absent */
 	size_t *by_name;         /* indexes into hosts, sorted by name (lookups) */
+	struct validate_cfg validate; /* the `validate:` section, defaults filled in */
 };
 
 /*

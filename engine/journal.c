@@ -2,6 +2,7 @@
  * The deploy journal as a JSON document, saved atomically; see journal.h.
  */
 #include "journal.h"
+#include "jsontext.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -164,7 +165,7 @@ void journal_host_done(struct journal *j, const char *stage, const char *host,
 		return;
 	}
 	for (size_t i = 0; changes && i < changes->n; i++)
-		json_array_append_new(arr, json_string(changes->v[i]));
+		json_array_append_new(arr, json_text_or_null(changes->v[i]));
 	json_object_set_new(h, "status", json_string(status));
 	json_object_set_new(h, "changes", arr);
 	if (!json_object_get(h, "started"))
@@ -172,7 +173,7 @@ void journal_host_done(struct journal *j, const char *stage, const char *host,
 	json_object_set_new(h, "finished", now_json());
 	json_object_set_new(h, "duration_s", json_real(duration_s));
 	if (reason)
-		json_object_set_new(h, "reason", json_string(reason));
+		json_object_set_new(h, "reason", json_text_or_null(reason));
 	else
 		json_object_del(h, "reason");
 }
@@ -203,6 +204,17 @@ bool journal_host_completed(const struct journal *j, const char *stage, const ch
 void journal_set_state(struct journal *j, const char *state)
 {
 	json_object_set_new(j->root, "state", json_string(state));
+}
+
+void journal_record(struct journal *j, const char *key, const char *value)
+{
+	json_t *r = json_object_get(j->root, "records");
+
+	if (!json_is_object(r)) {
+		r = json_object();
+		json_object_set_new(j->root, "records", r);
+	}
+	json_object_set_new(r, key, json_string(value));
 }
 
 const char *journal_get(const struct journal *j, const char *key)

@@ -9,7 +9,8 @@
  *     "stages": [ { "name": "memlock", "module": "memlock", "module_version": 1,
  *                   "hosts": { "dgx01": { "status": "changed", "changes": [...],
  *                              "started": "...", "finished": "...",
- *                              "duration_s": 0.4, "reason": "..." } } } ] }
+ *                              "duration_s": 0.4, "reason": "..." } } } ],
+ *     "records": { "scale.cluster_id": "...", ... } }
  *
  * Host status: running (started, no result yet: the run was cut), ok,
  * changed, failed, skipped, interrupted. ok and changed mean completed.
@@ -63,6 +64,11 @@ int journal_stage_version(const struct journal *j, const char *stage);
 bool journal_host_completed(const struct journal *j, const char *stage, const char *host);
 
 void journal_set_state(struct journal *j, const char *state);
+/*
+ * What a stage found for later ones (mod_record): "records": {KEY: VALUE},
+ * e.g. the GPFS cluster ID and mount path the OpenShift stage reads.
+ */
+void journal_record(struct journal *j, const char *key, const char *value);
 const char *journal_state(const struct journal *j);
 const char *journal_get(const struct journal *j, const char *key); /* top-level string */
 /* Stage names in the journal's order (caller clears the list). */

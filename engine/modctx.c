@@ -29,12 +29,17 @@ void mod_ctx_init(struct mod_ctx *mc)
 	memset(mc, 0, sizeof(*mc));
 	mc->set = json_object();
 	mc->files = json_object();
+	mc->record = json_object();
+	mc->host_failures = json_object();
 }
 
 void mod_ctx_release(struct mod_ctx *mc)
 {
 	json_decref(mc->set);
 	json_decref(mc->files);
+	json_decref(mc->run_hosts);
+	json_decref(mc->record);
+	json_decref(mc->host_failures);
 	strlist_clear(&mc->changes);
 	strlist_clear(&mc->diffs);
 	strlist_clear(&mc->verify_changes);
@@ -44,6 +49,16 @@ void mod_ctx_release(struct mod_ctx *mc)
 const char *mod_host(const struct mod_ctx *mc)
 {
 	return mc->host;
+}
+
+const json_t *mod_run_hosts(const struct mod_ctx *mc)
+{
+	return mc->run_hosts;
+}
+
+void mod_record(struct mod_ctx *mc, const char *key, const char *value)
+{
+	json_object_set_new(mc->record, key, json_string(value));
 }
 
 bool mod_checking(const struct mod_ctx *mc)
@@ -98,12 +113,31 @@ const char *mod_get(const struct mod_ctx *mc, const char *name)
 	return v ? v : "";
 }
 
-static char *vfmt(const char *fmt, va_list ap)
+static __attribute__((format(printf, 1, 0))) char *vfmt(const char *fmt, va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	strbuf_vaddf(&sb, fmt, ap);
 	return strbuf_detach(&sb, NULL);
+}
+
+void mod_fail_host(struct mod_ctx *mc, const char *host, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	size_t i;
+	json_t *h;
+
+	va_start(ap, fmt);
+	msg = vfmt(fmt, ap);
+	va_end(ap);
+	json_object_set_new(mc->host_failures, host, json_string(msg));
+	json_array_foreach(mc->run_hosts, i, h)
+		if (!strcmp(json_string_value(json_object_get(h, "name")), host))
+			json_object_set_new(h, "failed", json_string(msg));
+	if (mc->task)
+		task_note(mc->task, "%s failed: %s", host, msg);
+	free(msg);
 }
 
 void mod_change(struct mod_ctx *mc, const char *diff, const char *fmt, ...)
@@ -186,53 +220,87 @@ static void drain(int fd, struct strbuf *sb, bool *trunc, bool *open_)
 	strbuf_add(sb, buf, (size_t)n);
 }
 
+static void close_pipe(int p[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (p[i] >= 0)
+			close(p[i]);
+}
+
+/*
+ * Runs `command` with /bin/sh on this machine. Input is written as the
+ * command reads it, in the same poll() as its output is read: writing it all
+ * first deadlocks once both pipes fill. The command leads its own process
+ * group, so that a timeout (0: none) kills what it started too, not just sh.
+ */
 static int local_exec(const char *command, const char *input, unsigned timeout_ms,
 		      struct cmd_result *res, struct err *err)
 {
-	int in[2], out[2], er[2], status;
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, er[2] = { -1, -1 }, status;
 	long long t0 = now_ms(), deadline = timeout_ms ? t0 + timeout_ms : 0;
-	bool oo = true, eo = true;
+	size_t in_len = input ? strlen(input) : 0, in_off = 0;
+	bool oo = true, eo = true, io = in_len > 0;
 	pid_t pid;
 
-	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(er, O_CLOEXEC))
-		return err_set(err, ERR_IO, "pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		return err_set(err, ERR_IO, "fork: %s", strerror(errno));
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(er, O_CLOEXEC) ||
+	    (pid = fork()) < 0) {
+		int e = errno;
+
+		close_pipe(in);
+		close_pipe(out);
+		close_pipe(er);
+		return err_set(err, ERR_IO, "cannot start a local command: %s", strerror(e));
+	}
 	if (!pid) {
+		setpgid(0, 0);
 		dup2(in[0], 0);
 		dup2(out[1], 1);
 		dup2(er[1], 2);
 		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
 		_exit(127);
 	}
+	/* Here too, so that a kill right away cannot miss the group. */
+	setpgid(pid, pid);
 	close(in[0]);
 	close(out[1]);
 	close(er[1]);
-	if (input && write(in[1], input, strlen(input)) < 0) {
-		/* The command did not read its input: its status will say so. */
-	}
-	close(in[1]);
+	fcntl(in[1], F_SETFL, O_NONBLOCK);
+	if (!io)
+		close(in[1]);
 	while (oo || eo) {
-		struct pollfd p[2] = { { out[0], POLLIN, 0 }, { er[0], POLLIN, 0 } };
+		struct pollfd p[3] = { { oo ? out[0] : -1, POLLIN, 0 }, { eo ? er[0] : -1, POLLIN, 0 },
+				       { io ? in[1] : -1, POLLOUT, 0 } };
 		long long left = deadline ? deadline - now_ms() : 1000;
 
 		if (deadline && left <= 0) {
-			kill(pid, SIGKILL);
 			res->outcome = CMD_TIMED_OUT;
 			break;
 		}
-		p[0].fd = oo ? out[0] : -1;
-		p[1].fd = eo ? er[0] : -1;
-		if (poll(p, 2, (int)(left > 1000 ? 1000 : left)) < 0 && errno != EINTR)
+		if (poll(p, 3, (int)(left > 1000 ? 1000 : left)) < 0 && errno != EINTR)
 			break;
+		if (io && p[2].revents) {
+			ssize_t w = write(in[1], input + in_off, in_len - in_off);
+
+			if (w > 0)
+				in_off += (size_t)w;
+			/* EPIPE: the command stopped reading; its status will say so. */
+			if (in_off == in_len || (w < 0 && errno != EAGAIN && errno != EINTR)) {
+				close(in[1]);
+				io = false;
+			}
+		}
 		if (oo && p[0].revents)
 			drain(out[0], &res->out, &res->out_truncated, &oo);
 		if (eo && p[1].revents)
 			drain(er[0], &res->err, &res->err_truncated, &eo);
 	}
+	if (io)
+		close(in[1]);
 	close(out[0]);
 	close(er[0]);
+	/* The whole group: sh and whatever it started. */
+	if (res->outcome == CMD_TIMED_OUT)
+		kill(-pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	if (res->outcome != CMD_TIMED_OUT) {
 		res->outcome = WIFEXITED(status) ? CMD_EXITED : CMD_KILLED;
@@ -298,6 +366,9 @@ static int run_line(struct mod_ctx *mc, const char *line, const char *input,
 				 .input_len = input ? strlen(input) : 0,
 				 .timeout_ms = mc->timeout_s * 1000,
 				 .max_output = MOD_OUTPUT_MAX };
+	/* What applies: the command's own limit, else the run's. */
+	unsigned limit_s = mc->timeout_s ? mc->timeout_s :
+			   mc->task ? task_command_timeout(mc->task) : 0;
 	int ret;
 
 	cmd_result_init(res);
@@ -328,18 +399,19 @@ static int run_line(struct mod_ctx *mc, const char *line, const char *input,
 	if (!mc->local)
 		ret = task_exec(mc->task, 0, &rc, res, mc->err);
 	else
-		ret = local_exec(line, input, rc.timeout_ms, res, mc->err);
+		ret = local_exec(line, input, limit_s * 1000, res, mc->err);
 	if (mc->log)
 		runlog_command(mc->log, mc->host, mc->stage, logged, ret ? NULL : res,
 			       ret ? err_msg(mc->err) : NULL);
 	if (!ret && res->outcome == CMD_TIMED_OUT)
 		ret = err_set(mc->err, ERR_TIMEOUT, "timed out after %.0f s (limit %u s) on %s "
-			      "(stage %s): %s", res->duration_s, mc->timeout_s || mc->local ?
-			      mc->timeout_s : task_command_timeout(mc->task), mc->host,
-			      mc->stage, logged);
+			      "(stage %s): %s", res->duration_s, limit_s, mc->host, mc->stage,
+			      logged);
 	free(logged);
 	if (ret)
 		return ret;
+	if (res->outcome == CMD_CANCELLED)
+		return err_set(mc->err, ERR_CANCELLED, "cancelled: %s", line);
 	if (res->outcome != CMD_EXITED)
 		return err_set(mc->err, ERR_SSH, "%s: %s", res->outcome == CMD_KILLED ?
 			       "killed by a signal" : "connection lost", line);
@@ -679,6 +751,7 @@ int mod_upload(struct mod_ctx *mc, const char *local, const char *remote, unsign
 	if (!ret)
 		mod_note(mc, "uploaded %s%s", remote, how.buf);
 	strbuf_release(&how);
+	free(ur.path);
 	return ret;
 }
 

@@ -29,6 +29,9 @@ struct mod_ctx {
 	json_t *params;             /* typed, merged; borrowed */
 	json_t *set;                /* mod_set values; owned */
 	json_t *files;              /* mod_probe's cache: path -> {mode, content} | null */
+	json_t *run_hosts;          /* run_once stages: mod_run_hosts(); owned, else NULL */
+	json_t *record;             /* mod_record values for the run's state; owned */
+	json_t *host_failures;      /* mod_fail_host: host -> message; owned */
 	const char *script;         /* template the next command reads on stdin (for the log) */
 	struct runlog *log;         /* may be NULL */
 	const volatile sig_atomic_t *cancelled;

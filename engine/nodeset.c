@@ -403,28 +403,70 @@ static void add_group(struct strbuf *sb, struct fold_group *g)
 	strbuf_addstr(sb, g->name + strlen(g->name) - g->slen);
 }
 
+/* FNV-1a over what makes a group: numbered or not, prefix, suffix. */
+static size_t group_hash(const char *name, bool numbered, size_t plen, size_t dlen)
+{
+	size_t h = numbered ? 2166136261u : 16777619u;
+	const char *suffix = name + plen + dlen;
+
+	if (!numbered)
+		plen = strlen(name);
+	for (size_t i = 0; i < plen; i++)
+		h = (h ^ (unsigned char)name[i]) * 16777619u;
+	h = (h ^ 0x100) * 16777619u; /* ends the prefix; same_group decides */
+	if (numbered)
+		for (; *suffix; suffix++)
+			h = (h ^ (unsigned char)*suffix) * 16777619u;
+	return h;
+}
+
+/*
+ * Finds the group of names[i] through an open-addressing table of group
+ * indices (slots hold index + 1), so that n names that all differ around
+ * their last number ("n1-ib0" ... "n65536-ib0") cost O(n), not O(n^2).
+ */
+struct group_table {
+	size_t *slots;
+	size_t mask;
+};
+
+static size_t *group_slot(struct group_table *tab, const struct fold_group *groups,
+			  const char *name, bool numbered, size_t plen, size_t dlen)
+{
+	size_t i = group_hash(name, numbered, plen, dlen) & tab->mask;
+
+	while (tab->slots[i] &&
+	       !same_group(&groups[tab->slots[i] - 1], name, numbered, plen, dlen))
+		i = (i + 1) & tab->mask;
+	return &tab->slots[i];
+}
+
 char *nodeset_fold(char *const *names, size_t n)
 {
 	struct fold_group *groups = NULL;
-	size_t ngroups = 0, alloc = 0;
+	size_t ngroups = 0, alloc = 0, cap = 16;
 	struct strbuf sb = STRBUF_INIT;
+	struct group_table tab;
 
+	while (cap < 2 * n)
+		cap *= 2;
+	tab.slots = xcalloc(cap, sizeof(*tab.slots));
+	tab.mask = cap - 1;
 	for (size_t i = 0; i < n; i++) {
-		size_t plen = 0, dlen = 0, k;
+		size_t plen = 0, dlen = 0, *slot;
 		bool numbered = split_last_number(names[i], &plen, &dlen);
 		struct fold_group *g;
 
-		for (k = 0; k < ngroups; k++)
-			if (same_group(&groups[k], names[i], numbered, plen, dlen))
-				break;
-		if (k == ngroups) {
+		slot = group_slot(&tab, groups, names[i], numbered, plen, dlen);
+		if (!*slot) {
 			ALLOC_GROW(groups, ngroups + 1, alloc);
 			groups[ngroups++] = (struct fold_group){
 				.name = names[i], .plen = plen, .numbered = numbered,
 				.slen = strlen(names[i]) - plen - dlen,
 			};
+			*slot = ngroups;
 		}
-		g = &groups[k];
+		g = &groups[*slot - 1];
 		if (!numbered)
 			continue;
 		ALLOC_GROW(g->nums, g->n + 1, g->alloc);
@@ -432,6 +474,7 @@ char *nodeset_fold(char *const *names, size_t n)
 			strtoul(names[i] + plen, NULL, 10), names[i] + plen, dlen
 		};
 	}
+	free(tab.slots);
 	for (size_t k = 0; k < ngroups; k++) {
 		if (k)
 			strbuf_addch(&sb, ',');

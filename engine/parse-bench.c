@@ -123,6 +123,97 @@ static int nccl_row(struct nccl_state *st, char *s)
 	return 0;
 }
 
+/*
+ * NCCL_DEBUG=INFO lines ("host:pid:tid [dev] NCCL INFO ..."): what the
+ * transport verdict needs goes to "nccl_info": the network NCCL chose
+ * ("Using network IB|Socket"), the IB devices it found (empty after "NET/IB :
+ * No device found."), and for every channel or ring line its transport
+ * ("via NET/IB/0/GDRDMA", "via P2P/IPC"), counted by kind.
+ */
+/*
+ * The host a line came from ("dgx03:1234:1234 [0] NCCL INFO ..."): under
+ * mpirun every rank prints its own lines, so "nccl_info"."hosts"."dgx03"
+ * holds that host's network and transports too. NULL without a prefix.
+ */
+static json_t *nccl_info_host(json_t *info, const char *s)
+{
+	size_t n;
+	char host[256];
+
+	s += strspn(s, " \t");
+	n = strcspn(s, ": \t");
+
+	if (!n || s[n] != ':' || n >= sizeof(host) || !isdigit((unsigned char)s[n + 1]))
+		return NULL;
+	memcpy(host, s, n);
+	host[n] = '\0';
+	return jobject_at(jobject_at(info, "hosts"), host);
+}
+
+static void count_transport(json_t *counts, const char *kind)
+{
+	json_t *c = json_object_get(counts, kind);
+
+	json_object_set_new(counts, kind, json_integer(c ? json_integer_value(c) + 1 : 1));
+}
+
+static void nccl_info(struct nccl_state *st, const char *s)
+{
+	json_t *info = jobject_at(st->root, "nccl_info");
+	json_t *host = nccl_info_host(info, s);
+	const char *p;
+
+	if ((p = strstr(s, " NCCL INFO Using network "))) {
+		jset_str(info, "network", p + strlen(" NCCL INFO Using network "));
+		/* One rank on sockets makes the host's verdict, whatever the others say. */
+		if (host && (!json_object_get(host, "network") ||
+			     strcmp(p + strlen(" NCCL INFO Using network "), "IB")))
+			jset_str(host, "network", p + strlen(" NCCL INFO Using network "));
+	} else if (strstr(s, " NCCL INFO NET/IB : No device found")) {
+		jarray_at(info, "ib_devices");
+	} else if ((p = strstr(s, " NCCL INFO NET/IB : Using "))) {
+		json_t *devs = jarray_at(info, "ib_devices");
+		char tok[128];
+		int used;
+
+		p += strlen(" NCCL INFO NET/IB : Using ");
+		if (json_array_size(devs))
+			return; /* one line per rank: the first tells */
+		while (*p == '[' && sscanf(p, "[%*d]%127s%n", tok, &used) == 1) {
+			json_array_append_new(devs, json_string(tok));
+			p += used;
+			while (*p == ' ')
+				p++;
+		}
+	} else if ((p = strstr(s, " NCCL INFO NCCL version "))) {
+		jset_str(st->root, "nccl_version", p + strlen(" NCCL INFO NCCL version "));
+	} else if ((p = strstr(s, " via ")) && (strstr(s, " NCCL INFO Channel ") ||
+						 strstr(s, " NCCL INFO Ring "))) {
+		json_t *counts = jobject_at(info, "transports");
+		char kind[64];
+		size_t n = strcspn(p + 5, " \t");
+
+		if (n >= sizeof(kind))
+			n = sizeof(kind) - 1;
+		memcpy(kind, p + 5, n);
+		kind[n] = '\0';
+		/* NET/IB/3/GDRDMA counts as NET/IB/GDRDMA: the device index
+		 * says which HCA, not which kind of path. */
+		if (!strncmp(kind, "NET/", 4)) {
+			char *d = strchr(kind + 4, '/');
+
+			if (d && d[1] >= '0' && d[1] <= '9') {
+				char *e = d + 1 + strspn(d + 1, "0123456789");
+
+				memmove(d, e, strlen(e) + 1);
+			}
+		}
+		count_transport(counts, kind);
+		if (host)
+			count_transport(jobject_at(host, "transports"), kind);
+	}
+}
+
 static int nccl_line(void *state, struct pline *ln, struct err *err)
 {
 	struct nccl_state *st = state;
@@ -136,8 +227,10 @@ static int nccl_line(void *state, struct pline *ln, struct err *err)
 		json_array_append_new(jarray_at(st->root, "warnings"), json_string(s));
 		return 0;
 	}
-	if (strstr(s, " NCCL INFO "))
+	if (strstr(s, " NCCL INFO ")) {
+		nccl_info(st, s);
 		return 0;
+	}
 	if ((p = skip_prefix(s, "NCCL version "))) { /* with NCCL_DEBUG=VERSION */
 		jset_str(st->root, "nccl_version", p);
 		return 0;

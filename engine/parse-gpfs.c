@@ -1,12 +1,14 @@
 /*
  * IBM Spectrum Scale (GPFS) administration commands: mmgetstate,
- * mmlscluster, mmlsconfig, mmlsmount, mmremotecluster show, mmremotefs show.
+ * mmlscluster, mmlsconfig, mmlsmount, mmremotecluster show, mmremotefs show,
+ * mmlsnodeclass.
  */
 #include "parse.h"
 #include "parse-util.h"
 #include "xalloc.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,4 +345,354 @@ int parse_mmremotecluster(const char *buf, size_t len, json_t **ret,
 				      remotecluster_line,
 				      jarray_at(root, "clusters"), err),
 			  root, ret);
+}
+
+/*
+ * mmlsnodeclass: "Node Class Name  Members" then one row per class, its
+ * members comma-separated; a long member list goes on over indented lines.
+ */
+static int lsnodeclass_line(void *state, struct pline *ln, struct err *err)
+{
+	struct table_state *st = state;
+	char *members, *save = NULL, *m;
+	json_t *cls;
+
+	/* the rule under the header is two runs of dashes */
+	if (!*ln->text || strspn(ln->text, "- ") == strlen(ln->text))
+		return 0;
+	if (!st->seen_header) {
+		if (!skip_prefix(ln->text, "Node Class Name"))
+			return pline_error(ln, err, "expected the column header");
+		st->seen_header = 1;
+		return 0;
+	}
+	if (ln->indent) {
+		cls = json_array_get(st->rows, json_array_size(st->rows) - 1);
+		if (!cls)
+			return pline_error(ln, err, "member list before any node class");
+		members = ln->text;
+	} else {
+		size_t n = strcspn(ln->text, " \t");
+
+		cls = jarray_new_object(st->rows);
+		members = ln->text[n] ? trim(ln->text + n + 1) : ln->text + n;
+		ln->text[n] = '\0';
+		jset_str(cls, "name", ln->text);
+	}
+	for (m = strtok_r(members, ",", &save); m; m = strtok_r(NULL, ",", &save))
+		if (*trim(m))
+			json_array_append_new(jarray_at(cls, "members"), json_string(trim(m)));
+	jarray_at(cls, "members");
+	return 0;
+}
+
+int parse_mmlsnodeclass(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	struct table_state st = { 0 };
+	int rc;
+
+	st.root = json_object();
+	st.rows = jarray_at(st.root, "classes");
+	rc = parse_lines("mmlsnodeclass", buf, len, lsnodeclass_line, &st, err);
+	if (!rc && !st.seen_header)
+		rc = parse_error_end("mmlsnodeclass", err, "no column header");
+	return parse_done(rc, st.root, ret);
+}
+
+/* mmdiag's own failure ("mmdiag: Connection failed to the GPFS daemon"):
+ * ok:false with its words (parse.h's contract). */
+static const char *const mmdiag_failures[] = { "mmdiag: " };
+
+/*
+ * mmdiag --config: "=== mmdiag: config ===" then "attribute value" lines,
+ * those changed from the default marked with a leading "!". What the
+ * running daemon uses: {"attrs": {name: value}, "changed": [name...]}.
+ */
+static int diagconfig_line(void *state, struct pline *ln, struct err *err)
+{
+	json_t *root = state;
+	char *s = ln->text, *tok[2];
+	bool changed = false;
+	size_t n;
+
+	(void)err;
+	if (!*s || skip_prefix(s, "===") || parse_tool_line(root, s, mmdiag_failures,
+								  ARRAY_SIZE(mmdiag_failures), NULL))
+		return 0;
+	if (*s == '!') {
+		changed = true;
+		s = trim(s + 1);
+	}
+	n = split_ws(s, tok, 2);
+	if (!n || !is_attribute(tok[0]))
+		return 0;
+	jset_str(jobject_at(root, "attrs"), tok[0], n == 2 ? tok[1] : "");
+	if (changed)
+		json_array_append_new(jarray_at(root, "changed"), json_string(tok[0]));
+	return 0;
+}
+
+int parse_mmdiag_config(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	json_t *root = json_object();
+	int rc;
+
+	jobject_at(root, "attrs");
+	jarray_at(root, "changed");
+	rc = parse_lines("mmdiag-config", buf, len, diagconfig_line, root, err);
+	if (!rc && !json_object_size(json_object_get(root, "attrs")) && !parse_failed(root))
+		rc = parse_error_end("mmdiag-config", err, "no 'attribute value' line");
+	if (!rc)
+		parse_failed(root);
+	return parse_done(rc, root, ret);
+}
+
+/*
+ * mmdiag --network: of its sections, what proves verbs RDMA. Under "RDMA
+ * Connections between nodes:" each "Fabric F - Device D Port P ..." line
+ * is a port RDMA runs on, and the indented rows below it (after the
+ * "hostname ..." header) the nodes connected through it. No port there
+ * ("(none)"), or a "VERBS RDMA ... not ..." line, means RDMA did not start. {"rdma_started", "rdma_status",
+ * "ports": [{"device", "port", "fabric"}], "connections": [{"node",
+ * "device", "port"}]}.
+ */
+struct diagnet_state {
+	json_t *root, *port;  /* port: the current Device line's object */
+	int in_rdma;
+};
+
+static int diagnet_line(void *state, struct pline *ln, struct err *err)
+{
+	struct diagnet_state *st = state;
+	char *s = ln->text, *p, *tok[2];
+
+	(void)err;
+	if (!*s || parse_tool_line(st->root, s, mmdiag_failures, ARRAY_SIZE(mmdiag_failures), NULL))
+		return 0;
+	if (strstr(s, "VERBS RDMA") && (strstr(s, " not ") || strstr(s, "failed"))) {
+		jset_str(st->root, "rdma_status", s);
+		json_object_set_new(st->root, "rdma_started", json_false());
+		return 0;
+	}
+	if (!ln->indent) {
+		st->in_rdma = skip_prefix(s, "RDMA Connections between nodes") != NULL;
+		st->port = NULL;
+		return 0;
+	}
+	if (!st->in_rdma)
+		return 0;
+	if ((p = strstr(s, "Device ")) && strstr(p, " Port ")) {
+		char dev[64] = "";
+		int port = 0, fabric = 0;
+
+		if (sscanf(p, "Device %63s Port %d", dev, &port) != 2)
+			return 0;
+		sscanf(s, "Fabric %d", &fabric);
+		st->port = jarray_new_object(jarray_at(st->root, "ports"));
+		if (!json_is_false(json_object_get(st->root, "rdma_started")))
+			json_object_set_new(st->root, "rdma_started", json_true());
+		jset_str(st->port, "device", dev);
+		jset_int(st->port, "port", port);
+		jset_int(st->port, "fabric", fabric);
+		return 0;
+	}
+	if (skip_prefix(s, "hostname") || !st->port || !split_ws(s, tok, 2))
+		return 0;
+	{
+		json_t *c = jarray_new_object(jarray_at(st->root, "connections"));
+
+		jset_str(c, "node", tok[0]);
+		jset_str(c, "device", json_string_value(json_object_get(st->port, "device")));
+		jset_int(c, "port", json_integer_value(json_object_get(st->port, "port")));
+	}
+	return 0;
+}
+
+int parse_mmdiag_network(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	struct diagnet_state st = { json_object(), NULL, 0 };
+	int rc;
+
+	jset_str(st.root, "rdma_status", "");
+	jarray_at(st.root, "ports");
+	jarray_at(st.root, "connections");
+	rc = parse_lines("mmdiag-network", buf, len, diagnet_line, &st, err);
+	/* buf is len bytes, not a C string. */
+	if (!rc && !memmem(buf, len, "=== mmdiag: network ===", 23) && !parse_failed(st.root))
+		rc = parse_error_end("mmdiag-network", err, "no '=== mmdiag: network ===' header");
+	/* started once a port of the RDMA section was seen (and nothing said "not") */
+	if (!json_object_get(st.root, "rdma_started"))
+		json_object_set_new(st.root, "rdma_started", json_false());
+	if (!rc)
+		parse_failed(st.root);
+	return parse_done(rc, st.root, ret);
+}
+
+/*
+ * mmhealth node show: "Node name:", "Node status:" and "Status Change:"
+ * lines, then the component table, whose "Status Change" column holds
+ * blanks ("2 hours ago"): columns are cut where the header's titles start
+ * (sub-components such as CES's are indented under their parent). When
+ * something is not healthy an event table follows ("Event  Parameter
+ * Severity  Active Since  Event Message"), cut the same way. A row whose
+ * status is not one mmhealth prints is an error naming the line; a line
+ * "mmhealth: ..." (the tool's own failure) is ok:false with its message.
+ * {"ok", "node", "status", "change", "components": [{"name", "status",
+ * "change", "reasons", "parent"?}], "events": [{"event", "parameter",
+ * "severity", "since", "message"}]}.
+ */
+enum { HEALTH_NONE, HEALTH_COMPONENTS, HEALTH_EVENTS };
+
+struct health_state {
+	json_t *root;
+	size_t col[5];   /* where the current table's columns start */
+	size_t ncol;
+	int table;       /* HEALTH_*: the table the rows belong to */
+	const char *parent; /* the last top-level component (borrowed from root) */
+};
+
+static bool is_health_state(const char *s)
+{
+	static const char *const states[] = {
+		"HEALTHY", "DEGRADED", "FAILED", "TIPS", "DISABLED", "DEPEND", "CHECKING",
+		"STARTING", "STOPPED", "SUSPENDED", "UNKNOWN",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(states); i++)
+		if (!strcmp(s, states[i]))
+			return true;
+	return false;
+}
+
+/* Cuts text (indent columns in from the line's start) at the header's
+ * column starts; cells are trimmed, the caller frees them. */
+static void health_cells(const struct health_state *st, const struct pline *ln, char **cell)
+{
+	size_t n = strlen(ln->text);
+
+	for (size_t i = 0; i < st->ncol; i++) {
+		size_t from = st->col[i] > ln->indent ? st->col[i] - ln->indent : 0;
+		size_t to = n;
+		char *v;
+
+		if (i + 1 < st->ncol)
+			to = st->col[i + 1] > ln->indent ? st->col[i + 1] - ln->indent : 0;
+
+		if (i == 0)
+			from = 0;
+		if (to > n)
+			to = n;
+		v = from < to ? xstrndup(ln->text + from, to - from) : xstrdup("");
+		cell[i] = v;
+		memmove(v, trim(v), strlen(trim(v)) + 1);
+	}
+}
+
+/* Records where each title starts in the header line; -1 if one is missing. */
+static int health_header(struct health_state *st, const struct pline *ln,
+			 const char *const *titles, size_t n)
+{
+	const char *p = ln->text;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *at = strstr(p, titles[i]);
+
+		if (!at)
+			return -1;
+		st->col[i] = ln->indent + (size_t)(at - ln->text);
+		p = at + strlen(titles[i]);
+	}
+	st->ncol = n;
+	return 0;
+}
+
+/* A row of the current table: the first cell (a name) and the state or
+ * severity cell are one word each, the state one mmhealth prints. */
+static int health_row(struct health_state *st, const struct pline *ln, struct err *err)
+{
+	static const char *const comp_keys[] = { "name", "status", "change", "reasons" };
+	static const char *const event_keys[] = { "event", "parameter", "severity", "since",
+						  "message" };
+	bool events = st->table == HEALTH_EVENTS;
+	const char *const *keys = events ? event_keys : comp_keys;
+	size_t word = events ? 2 : 1;
+	char *cell[5] = { NULL, NULL, NULL, NULL, NULL };
+	json_t *row = NULL;
+	bool ok;
+
+	health_cells(st, ln, cell);
+	ok = st->ncol > word && *cell[0] && !strchr(cell[0], ' ') && *cell[word] &&
+	     !strchr(cell[word], ' ') && (events || is_health_state(cell[word]));
+	if (ok)
+		row = jarray_new_object(jarray_at(st->root, events ? "events" : "components"));
+	for (size_t i = 0; i < st->ncol; i++) {
+		if (row)
+			jset_str(row, keys[i], cell[i]);
+		free(cell[i]);
+	}
+	if (!ok)
+		return pline_error(ln, err, events ? "not an event row" : "not a component row");
+	if (events)
+		return 0;
+	if (ln->indent && st->parent)
+		jset_str(row, "parent", st->parent);
+	else
+		st->parent = json_string_value(json_object_get(row, "name"));
+	return 0;
+}
+
+static int health_line(void *state, struct pline *ln, struct err *err)
+{
+	struct health_state *st = state;
+	static const char *const comp_titles[] = { "Component", "Status", "Status Change",
+						   "Reasons" };
+	static const char *const event_titles[] = { "Event", "Parameter", "Severity",
+						    "Active Since", "Event Message" };
+	static const char *const failures[] = { "mmhealth: " };
+	char *key, *val;
+
+	if (!*ln->text || is_rule(ln->text))
+		return 0;
+	if (parse_tool_line(st->root, ln->text, failures, ARRAY_SIZE(failures), NULL))
+		return 0;
+	if (!ln->indent && skip_prefix(ln->text, "Component") && strstr(ln->text, "Status")) {
+		if (health_header(st, ln, comp_titles, ARRAY_SIZE(comp_titles)))
+			return pline_error(ln, err, "expected the column header");
+		st->table = HEALTH_COMPONENTS;
+		return 0;
+	}
+	if (!ln->indent && skip_prefix(ln->text, "Event") && strstr(ln->text, "Severity")) {
+		if (health_header(st, ln, event_titles, ARRAY_SIZE(event_titles)))
+			return pline_error(ln, err, "expected the event table's header");
+		st->table = HEALTH_EVENTS;
+		return 0;
+	}
+	if (st->table != HEALTH_NONE)
+		return health_row(st, ln, err);
+	if (!split_kv(ln->text, ':', &key, &val))
+		return pline_error(ln, err, "expected 'key: value'");
+	if (!strcmp(key, "Node name"))
+		jset_str(st->root, "node", val);
+	else if (!strcmp(key, "Node status"))
+		jset_str(st->root, "status", val);
+	else if (!strcmp(key, "Status Change"))
+		jset_str(st->root, "change", val);
+	else
+		return pline_error(ln, err, "unknown key before the component table");
+	return 0;
+}
+
+int parse_mmhealth(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	struct health_state st = { .root = json_object() };
+	int rc;
+
+	jarray_at(st.root, "components");
+	jarray_at(st.root, "events");
+	rc = parse_lines("mmhealth", buf, len, health_line, &st, err);
+	if (!rc && st.table == HEALTH_NONE && !json_object_get(st.root, "ok"))
+		rc = parse_error_end("mmhealth", err, "no component table");
+	if (!rc)
+		parse_failed(st.root);
+	return parse_done(rc, st.root, ret);
 }

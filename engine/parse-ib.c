@@ -47,10 +47,24 @@ static int ib_new_port(struct ib_state *st, const char *num)
 	return 0;
 }
 
+/* What ibstat, ibstatus and ibv_devinfo print instead of a listing (or
+ * after part of one: ibstat stops at the first CA it cannot read). */
+static const char *const ib_failures[] = {
+	"ibpanic:", "Fatal error:", "No IB devices found",
+	"Failed to get IB devices list", "iberror:",
+};
+
+/* A failure line is recorded, an ibwarn line kept as a warning; 1 when s
+ * was one of them. */
+static int ib_tool_line(struct ib_state *st, const char *s)
+{
+	return parse_tool_line(st->root, s, ib_failures, ARRAY_SIZE(ib_failures), "ibwarn:");
+}
+
 static int ib_done(struct ib_state *st, const char *tool, int rc,
 		   json_t **ret, struct err *err)
 {
-	if (!rc && !json_array_size(st->cas))
+	if (!rc && !parse_failed(st->root) && !json_array_size(st->cas))
 		rc = parse_error_end(tool, err, "no CA found");
 	return parse_done(rc, st->root, ret);
 }
@@ -165,7 +179,7 @@ static int ibstat_line(void *state, struct pline *ln, struct err *err)
 	struct ib_state *st = state;
 	char *s = ln->text, *key, *val, *p;
 
-	if (!*s)
+	if (!*s || ib_tool_line(st, s))
 		return 0;
 	/* "ibstat CA PORT" prints "CA: 'name'" and unindented port fields */
 	if (((p = skip_prefix(s, "CA '")) || (p = skip_prefix(s, "CA: '"))) &&
@@ -180,7 +194,8 @@ static int ibstat_line(void *state, struct pline *ln, struct err *err)
 	}
 	if (!st->ca)
 		return pline_error(ln, err, "expected CA 'name'");
-	if ((p = skip_prefix(s, "Port ")) && p[strlen(p) - 1] == ':') {
+	/* p may be empty: "Port " is all that is left of "Port \0" */
+	if ((p = skip_prefix(s, "Port ")) && *p && p[strlen(p) - 1] == ':') {
 		p[strlen(p) - 1] = '\0';
 		if (ib_new_port(st, p))
 			return pline_error(ln, err, "bad port number");
@@ -239,7 +254,7 @@ static int ibstatus_line(void *state, struct pline *ln, struct err *err)
 	struct ib_state *st = state;
 	char *s = ln->text, *key, *val, *p;
 
-	if (!*s)
+	if (!*s || ib_tool_line(st, s))
 		return 0;
 	if ((p = skip_prefix(s, "Infiniband device '"))) {
 		if (ibstatus_header(st, p))
@@ -317,11 +332,9 @@ static int devinfo_line(void *state, struct pline *ln, struct err *err)
 	struct ib_state *st = state;
 	char *s = ln->text, *key, *val;
 
-	if (!*s)
+	if (!*s || (ln->indent == 0 && ib_tool_line(st, s)))
 		return 0;
 	if (ln->indent == 0) {
-		if (!strcmp(s, "No IB devices found"))
-			return 0;
 		if (!split_kv(s, ':', &key, &val) || strcmp(key, "hca_id") || !*val)
 			return pline_error(ln, err, "expected 'hca_id: NAME'");
 		ib_new_ca(st, val);
@@ -361,6 +374,8 @@ int parse_ibv_devinfo(const char *buf, size_t len, json_t **ret, struct err *err
 			devinfo_port_rate(port);
 	if (!rc && !json_array_size(st.cas))
 		jset_bool(st.root, "no_devices", 1);
+	if (!rc && !parse_failed(st.root) && !json_array_size(st.cas))
+		rc = parse_error_end("ibv_devinfo", err, "no hca_id found");
 	return parse_done(rc, st.root, ret);
 }
 
@@ -410,28 +425,58 @@ int parse_sminfo(const char *buf, size_t len, json_t **ret, struct err *err)
 	return parse_done(rc, root, ret);
 }
 
-/* ofed_info -s: "MLNX_OFED_LINUX-4.7-1.0.0.1:" (one line). */
+/*
+ * ofed_info -s: "MLNX_OFED_LINUX-4.7-1.0.0.1:" (one line); old releases
+ * print the full first line "MLNX_OFED_LINUX-4.4-2.0.7.0 (OFED-4.4-2.0.7):"
+ * (the base OFED release in brackets); ofed_info -n prints the bare
+ * version "5.0-2.1.8.0", which has no flavour.
+ */
 static int ofed_info_line(void *state, struct pline *ln, struct err *err)
 {
 	json_t *root = state;
-	char *s = ln->text, *dash;
-	size_t n = strlen(s);
+	char *s = ln->text, *dash, *base;
+	size_t n;
 
 	if (!*s)
 		return 0;
+	if (tool_failure_line(s, NULL, 0)) {
+		parse_failure(root, s);
+		return 0;
+	}
 	if (json_object_get(root, "version_string"))
 		return pline_error(ln, err, "more than one line (use ofed_info -s)");
+	if ((base = strstr(s, " ("))) {
+		size_t bn;
+
+		*base = '\0';
+		base += 2;
+		bn = strlen(base);
+		if (bn < 3 || strcmp(base + bn - 2, "):"))
+			return pline_error(ln, err, "expected 'FLAVOUR-VERSION (BASE):'");
+		base[bn - 2] = '\0';
+		if (strchr(base, ' ') || !strchr(base, '-'))
+			return pline_error(ln, err, "expected 'FLAVOUR-VERSION (BASE):'");
+	}
+	n = strlen(s);
 	if (n && s[n - 1] == ':')
 		s[--n] = '\0';
-	/* the flavour may itself contain dashes ("OFED-internal") */
-	for (dash = strchr(s, '-'); dash; dash = strchr(dash + 1, '-'))
-		if (dash[1] >= '0' && dash[1] <= '9')
-			break;
-	if (!dash || dash == s || strchr(s, ' '))
-		return pline_error(ln, err, "expected FLAVOUR-VERSION");
+	if (!n || strchr(s, ' ') || strchr(s, ':'))
+		return pline_error(ln, err, "expected FLAVOUR-VERSION or VERSION");
 	jset_str(root, "version_string", s);
-	*dash = '\0';
-	jset_str(root, "flavour", s);
+	if (base)
+		jset_str(root, "base", base);
+	if (*s >= '0' && *s <= '9') {
+		dash = s - 1; /* -n: no flavour */
+	} else {
+		/* the flavour may itself contain dashes ("OFED-internal") */
+		for (dash = strchr(s, '-'); dash; dash = strchr(dash + 1, '-'))
+			if (dash[1] >= '0' && dash[1] <= '9')
+				break;
+		if (!dash || dash == s)
+			return pline_error(ln, err, "expected FLAVOUR-VERSION or VERSION");
+		*dash = '\0';
+		jset_str(root, "flavour", s);
+	}
 	jset_str(root, "version", dash + 1);
 	if ((s = strchr(dash + 1, '-'))) {
 		*s = '\0';
@@ -443,8 +488,9 @@ static int ofed_info_line(void *state, struct pline *ln, struct err *err)
 int parse_ofed_info(const char *buf, size_t len, json_t **ret, struct err *err)
 {
 	json_t *root = json_object();
+	int rc = parse_lines("ofed_info", buf, len, ofed_info_line, root, err);
 
-	return parse_done(parse_lines("ofed_info", buf, len, ofed_info_line,
-				      root, err),
-			  root, ret);
+	if (!rc && !parse_failed(root) && !json_object_get(root, "version_string"))
+		rc = parse_error_end("ofed_info", err, "no version line");
+	return parse_done(rc, root, ret);
 }

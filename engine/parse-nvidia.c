@@ -12,6 +12,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What nvidia-smi prints instead of its report when it cannot ask the
+ * driver (every subcommand alike). */
+static const char *const smi_failures[] = {
+	"NVIDIA-SMI has failed", "Failed to initialize NVML",
+	"No devices were found", "Unable to determine the device handle",
+};
+
+/*
+ * A tool failure is recorded; "WARNING: infoROM is corrupted at gpu
+ * 0000:05:00.0" (printed on stderr after the report) is kept as a warning.
+ * 1 when s was one of them.
+ */
+static int smi_tool_line(json_t *root, const char *s)
+{
+	/* the lines after a failure explain it ("NVML library version: 570.124") */
+	if (tool_failure_line(s, smi_failures, ARRAY_SIZE(smi_failures)) ||
+	    json_is_false(json_object_get(root, "ok"))) {
+		parse_failure(root, s);
+		return 1;
+	}
+	if (skip_prefix(s, "WARNING: ")) {
+		parse_warning(root, s);
+		return 1;
+	}
+	return 0;
+}
+
 /* ---- nvidia-smi (table) ---- */
 
 enum smi_part { SMI_TOP, SMI_GPUS, SMI_BETWEEN, SMI_PROCS_HEAD, SMI_PROCS, SMI_SKIP };
@@ -169,6 +196,8 @@ static int smi_line(void *state, struct pline *ln, struct err *err)
 		return 0;
 	}
 	if (*s != '|') {
+		if (smi_tool_line(st->root, s))
+			return 0;
 		if (st->part != SMI_TOP || json_object_get(st->root, "timestamp"))
 			return pline_error(ln, err, "not a table line");
 		jset_str(st->root, "timestamp", s);
@@ -194,7 +223,8 @@ static int smi_line(void *state, struct pline *ln, struct err *err)
 		return smi_gpu_row(st, ln, err);
 	case SMI_BETWEEN:
 		table_cells(s, cell, 1);
-		if (!strcmp(cell[0], "Processes:")) {
+		/* drivers before 5xx: "Processes:    ...    GPU Memory" */
+		if (skip_prefix(cell[0], "Processes:")) {
 			st->part = SMI_PROCS_HEAD;
 			jarray_at(st->root, "processes");
 		} else if (skip_prefix(cell[0], "MIG devices")) {
@@ -228,7 +258,8 @@ int parse_nvidia_smi(const char *buf, size_t len, json_t **ret, struct err *err)
 	st.root = json_object();
 	st.gpus = jarray_at(st.root, "gpus");
 	rc = parse_lines("nvidia-smi", buf, len, smi_line, &st, err);
-	if (!rc && !json_object_get(st.root, "driver_version"))
+	if (!rc && !parse_failed(st.root) &&
+	    !json_object_get(st.root, "driver_version"))
 		rc = parse_error_end("nvidia-smi", err, "no NVIDIA-SMI banner");
 	return parse_done(rc, st.root, ret);
 }
@@ -328,10 +359,16 @@ static int smiq_gpu_field(struct smiq_state *st, struct pline *ln,
 	return rc < 0 ? pline_error(ln, err, "value does not fit") : 0;
 }
 
-static void smiq_set_path(struct smiq_state *st, size_t level, const char *name)
+/* Drops the section names below `level`: names[] owns them. */
+static void smiq_cut_path(struct smiq_state *st, size_t level)
 {
 	while (st->depth > level)
 		free(st->names[--st->depth]);
+}
+
+static void smiq_set_path(struct smiq_state *st, size_t level, const char *name)
+{
+	smiq_cut_path(st, level);
 	st->names[st->depth++] = xstrdup(name);
 	strbuf_reset(&st->path);
 	for (size_t i = 1; i < st->depth; i++) /* names[0] is "GPU <id>" */
@@ -345,7 +382,8 @@ static int smiq_line(void *state, struct pline *ln, struct err *err)
 	size_t level = ln->indent / 4;
 	int has_val;
 
-	if (!*s || skip_prefix(s, "====="))
+	if (!*s || skip_prefix(s, "=====") ||
+	    (ln->indent == 0 && smi_tool_line(st->root, s)))
 		return 0;
 	if (ln->indent % 4 || level >= SMIQ_MAX_DEPTH || level > st->depth)
 		return pline_error(ln, err, "unexpected indentation");
@@ -359,7 +397,7 @@ static int smiq_line(void *state, struct pline *ln, struct err *err)
 	if (level == 0) {
 		if (!has_val)
 			return pline_error(ln, err, "expected 'GPU <bus id>' or 'key : value'");
-		st->depth = 0; /* top-level fields end the GPU's section path */
+		smiq_cut_path(st, 0); /* top-level fields end the GPU's section path */
 		return pline_field(ln, err, smiq_top_fields, st->root, key, val);
 	}
 	if (!st->gpu)
@@ -377,10 +415,9 @@ int parse_nvidia_smi_q(const char *buf, size_t len, json_t **ret, struct err *er
 	st.gpus = jarray_at(st.root, "gpus");
 	strbuf_init(&st.path, 0);
 	rc = parse_lines("nvidia-smi-q", buf, len, smiq_line, &st, err);
-	while (st.depth)
-		free(st.names[--st.depth]);
+	smiq_cut_path(&st, 0);
 	strbuf_release(&st.path);
-	if (!rc && !json_array_size(st.gpus))
+	if (!rc && !parse_failed(st.root) && !json_array_size(st.gpus))
 		rc = parse_error_end("nvidia-smi-q", err, "no 'GPU <bus id>' section");
 	return parse_done(rc, st.root, ret);
 }
@@ -436,6 +473,30 @@ static int topo_header(struct topo_state *st, char *s)
 	return st->ndev ? 0 : -1;
 }
 
+/* A link cell: X (self), a PCIe path (SYS, NODE, PHB, PXB, PIX; SOC in old
+ * drivers) or NV<n> bonded NVLinks. */
+static int topo_link_cell(const char *s)
+{
+	static const char *const paths[] = {
+		"X", "SYS", "NODE", "PHB", "PXB", "PIX", "SOC",
+	};
+	const char *p;
+
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++)
+		if (!strcmp(s, paths[i]))
+			return 1;
+	if (!(p = skip_prefix(s, "NV")) || !*p)
+		return 0;
+	return strspn(p, "0123456789") == strlen(p);
+}
+
+/* An affinity cell: a CPU list ("0-19,40-59"), a NUMA node or N/A. */
+static int topo_affinity_cell(const char *s)
+{
+	return !strcmp(s, "N/A") ||
+	       (*s && strspn(s, "0123456789-,") == strlen(s));
+}
+
 /* "GPU0  X  NV12 ... PXB  48-63,176-191  3": NIC rows have no affinity. */
 static int topo_row(struct topo_state *st, char *s)
 {
@@ -444,8 +505,15 @@ static int topo_row(struct topo_state *st, char *s)
 	json_t *dev, *links;
 	int rc = -1;
 
-	if (n < st->ndev + 1)
+	/* GPU rows carry every affinity column; NIC rows none (older drivers)
+	 * or all of them: any other count is a cut or wrapped row, and its
+	 * cells would land under the wrong columns */
+	if (n != st->cols.n + 1 &&
+	    (n != st->ndev + 1 || !strncmp(tok[0], "GPU", 3)))
 		goto out_free;
+	for (i = 1; i < n; i++)
+		if (!(i <= st->ndev ? topo_link_cell(tok[i]) : topo_affinity_cell(tok[i])))
+			goto out_free;
 	dev = jarray_new_object(st->devices);
 	jset_str(dev, "name", tok[0]);
 	links = jobject_at(dev, "links");
@@ -479,7 +547,7 @@ static int topo_line(void *state, struct pline *ln, struct err *err)
 	struct topo_state *st = state;
 	char *s = ln->text, *key, *val;
 
-	if (!*s)
+	if (!*s || (st->part != TOPO_LEGEND && smi_tool_line(st->root, s)))
 		return 0;
 	if (!strcmp(s, "Legend:")) {
 		st->part = TOPO_LEGEND;
@@ -497,7 +565,7 @@ static int topo_line(void *state, struct pline *ln, struct err *err)
 		return 0;
 	case TOPO_MATRIX:
 		if (topo_row(st, s))
-			return pline_error(ln, err, "row has fewer cells than devices");
+			return pline_error(ln, err, "row does not have one cell per column (or a cell that is no link or affinity)");
 		return 0;
 	case TOPO_LEGEND:
 		if (!split_kv(s, '=', &key, &val))
@@ -524,7 +592,7 @@ int parse_nvidia_smi_topo(const char *buf, size_t len, json_t **ret,
 	rc = parse_lines("nvidia-smi-topo", buf, len, topo_line, &st, err);
 	topo_name_nics(&st);
 	strlist_clear(&st.cols);
-	if (!rc && !json_array_size(st.devices))
+	if (!rc && !parse_failed(st.root) && !json_array_size(st.devices))
 		rc = parse_error_end("nvidia-smi-topo", err, "no matrix rows");
 	return parse_done(rc, st.root, ret);
 }

@@ -1,6 +1,6 @@
 /*
  * Operating-system outputs: lsmod (also the lines `lsmod | grep` keeps),
- * /etc/os-release and getenforce.
+ * /etc/os-release, getenforce, and the module loader's kernel-log lines.
  */
 #include "parse.h"
 #include "parse-util.h"
@@ -123,4 +123,78 @@ int parse_getenforce(const char *buf, size_t len, json_t **ret, struct err *err)
 	return parse_done(parse_lines("getenforce", buf, len, getenforce_line,
 				      root, err),
 			  root, ret);
+}
+
+/* Appends s to arr unless it is there already. */
+static void jarray_add_unique(json_t *arr, const char *s)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(arr, i, v)
+		if (!strcmp(json_string_value(v), s))
+			return;
+	json_array_append_new(arr, json_string(s));
+}
+
+/*
+ * The kernel module loader's complaints, as `dmesg | grep` keeps them
+ * ("[  366.264587] nv_peer_mem: Unknown symbol nvidia_p2p_get_pages (err
+ * -22)", "... disagrees about version of symbol ib_register_peer_memory_client";
+ * -T stamps "[Fri Feb 12 11:47:20 2021]" too): a module built against
+ * another kernel, driver or ib_core. Every other line is an error naming
+ * it; "dmesg: ..." (no permission to read the log) is ok:false.
+ * {"ok", "modules": {NAME: {"unknown_symbols": [...], "version_mismatch":
+ * [...], "lines": N}}}, symbols once each, in the order first seen.
+ */
+static int modload_line(void *state, struct pline *ln, struct err *err)
+{
+	static const char *const failures[] = { "dmesg: " };
+	static const char unknown[] = ": Unknown symbol ", disagrees[] =
+		": disagrees about version of symbol ";
+	json_t *root = state, *mod;
+	char *s = ln->text, *at, *sym, *end;
+	const char *kind;
+
+	if (!*s || parse_tool_line(root, s, failures, ARRAY_SIZE(failures), NULL))
+		return 0;
+	if (*s == '[') {
+		if (!(end = strchr(s, ']')))
+			return pline_error(ln, err, "no ']' after the time stamp");
+		s = trim(end + 1);
+	}
+	if ((at = strstr(s, unknown))) {
+		kind = "unknown_symbols";
+		sym = at + strlen(unknown);
+	} else if ((at = strstr(s, disagrees))) {
+		kind = "version_mismatch";
+		sym = at + strlen(disagrees);
+	} else {
+		return pline_error(ln, err, "not a module loader line");
+	}
+	*at = '\0';
+	end = sym + strcspn(sym, " ");
+	/* "SYM (err -22)" or "SYM": nothing else may follow */
+	if (end == sym || !*s || strchr(s, ' ') ||
+	    (*end && (!skip_prefix(end, " (err ") || end[strlen(end) - 1] != ')')))
+		return pline_error(ln, err, "not a module loader line");
+	*end = '\0';
+	mod = jobject_at(jobject_at(root, "modules"), s);
+	jarray_add_unique(jarray_at(mod, kind), sym);
+	jarray_at(mod, "unknown_symbols");
+	jarray_at(mod, "version_mismatch");
+	jset_int(mod, "lines", json_integer_value(json_object_get(mod, "lines")) + 1);
+	return 0;
+}
+
+int parse_dmesg_modules(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	json_t *root = json_object();
+	int rc;
+
+	jobject_at(root, "modules");
+	rc = parse_lines("dmesg-modules", buf, len, modload_line, root, err);
+	if (!rc)
+		parse_failed(root);
+	return parse_done(rc, root, ret);
 }

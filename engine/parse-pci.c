@@ -139,6 +139,15 @@ static int pci_line(void *state, struct pline *ln, struct err *err)
 	 * LnkCap2/LnkSta2 */
 	if ((st->dev && ln->indent > 0) || skip_prefix(s, "Lnk"))
 		return 0;
+	/* an excerpt that starts inside a stanza: its lines belong to a device
+	 * whose address was cut off; said once, and its links still count */
+	if (!json_array_size(st->devices) && ln->indent > 0) {
+		st->dev = jarray_new_object(st->devices);
+		jset_bool(st->dev, "partial", 1);
+		parse_warning(st->root, "the output starts inside a device's stanza: "
+			      "its address is not known");
+		return 0;
+	}
 	return pline_error(ln, err, "not a device, LnkCap or LnkSta line");
 }
 

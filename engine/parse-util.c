@@ -1,5 +1,6 @@
 /* Helpers shared by the tool-output parsers; see parse-util.h. */
 #include "parse-util.h"
+#include "jsontext.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -51,9 +52,16 @@ int parse_lines(const char *tool, const char *buf, size_t len, pline_fn *fn,
 		const char *nl = memchr(p, '\n', end - p);
 		const char *eol = nl ? nl : end;
 
+		ln.no++;
+		/* The parsers work on C strings: a NUL would end a line early
+		 * ("Port \0" reads as "Port "), and no tool prints one. */
+		if (memchr(p, '\0', eol - p)) {
+			ret = err_set(err, ERR_PARSE, "%s: line %zu: found a NUL byte, "
+				      "expected text", tool, ln.no);
+			break;
+		}
 		strbuf_reset(&sb);
 		strbuf_add(&sb, p, eol - p);
-		ln.no++;
 		pline_set(&ln, &sb);
 		strbuf_reset(&orig);
 		strbuf_addstr(&orig, ln.text);
@@ -203,7 +211,7 @@ json_t *json_number_or_string(const char *s)
 		return json_integer(ll);
 	if (!parse_dbl(s, &d))
 		return json_real(d);
-	return json_string(s);
+	return json_text(s, strlen(s), NULL);
 }
 
 char *slug(const char *s)
@@ -224,7 +232,7 @@ char *slug(const char *s)
 void jset_str(json_t *o, const char *key, const char *val)
 {
 	if (val)
-		json_object_set_new(o, key, json_string(val));
+		json_object_set_new(o, key, json_text(val, strlen(val), NULL));
 }
 
 void jset_int(json_t *o, const char *key, long long val)
@@ -336,6 +344,64 @@ int pline_field(const struct pline *ln, struct err *err,
 	if (field_map_apply(map, o, key, val) < 0)
 		return err_set(err, ERR_PARSE, "%s: line %zu: bad value for '%s': '%.72s'",
 			       ln->tool, ln->no, key, ln->orig);
+	return 0;
+}
+
+/* Shell wordings of a missing tool: dash "sh: 1: X: not found", bash
+ * "bash: X: command not found", busybox "sh: X: not found". */
+static int command_not_found(const char *s)
+{
+	size_t n = strlen(s);
+	static const char *const ends[] = { ": command not found", ": not found" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(ends); i++) {
+		size_t e = strlen(ends[i]);
+
+		if (n > e && !strcmp(s + n - e, ends[i]) &&
+		    (skip_prefix(s, "sh: ") || skip_prefix(s, "bash: ") ||
+		     skip_prefix(s, "-bash: ") || i == 0))
+			return 1;
+	}
+	return 0;
+}
+
+int tool_failure_line(const char *s, const char *const *extra, size_t n)
+{
+	return command_not_found(s) || has_prefix_in(s, extra, n);
+}
+
+void parse_failure(json_t *root, const char *msg)
+{
+	if (!json_object_get(root, "error"))
+		jset_str(root, "error", msg);
+	jset_bool(root, "ok", 0);
+	json_array_append_new(jarray_at(root, "errors"), json_string(msg));
+}
+
+int parse_tool_line(json_t *root, const char *s, const char *const *failures,
+		    size_t n, const char *warn_prefix)
+{
+	if (tool_failure_line(s, failures, n)) {
+		parse_failure(root, s);
+		return 1;
+	}
+	if (warn_prefix && skip_prefix(s, warn_prefix)) {
+		parse_warning(root, s);
+		return 1;
+	}
+	return 0;
+}
+
+void parse_warning(json_t *root, const char *msg)
+{
+	json_array_append_new(jarray_at(root, "warnings"), json_string(msg));
+}
+
+int parse_failed(json_t *root)
+{
+	if (json_is_false(json_object_get(root, "ok")))
+		return 1;
+	jset_bool(root, "ok", 1);
 	return 0;
 }
 

@@ -110,6 +110,26 @@ int pline_field(const struct pline *ln, struct err *err,
 json_t *jarray_add_row(json_t *arr, const char *const *keys, size_t nkeys,
 		       char **tok, size_t n);
 
+/*
+ * The contract for a tool's own failure (parse.h): a line in which the tool
+ * or the shell says the tool could not do its job ("bash: ibstat: command
+ * not found", "ibpanic: ...", "Fatal error: ...", "Failed to initialize
+ * NVML: ...", "No IB devices found") is valid input. tool_failure_line()
+ * says whether s is one of those that all tools share, plus the tool's own
+ * prefixes in extra (n of them); parse_failure() records it in root:
+ * "ok": false, "error" (the first such line) and "errors" (all of them).
+ */
+int tool_failure_line(const char *s, const char *const *extra, size_t n);
+void parse_failure(json_t *root, const char *msg);
+/* Records s when it is a failure (common or in failures) or starts with
+ * warn_prefix (may be NULL), as above; 1 when it was one of them. */
+int parse_tool_line(json_t *root, const char *s, const char *const *failures,
+		    size_t n, const char *warn_prefix);
+/* Appends msg to root's "warnings" (lines kept, not understood as data). */
+void parse_warning(json_t *root, const char *msg);
+/* Sets "ok": true unless a failure was recorded; true when it was. */
+int parse_failed(json_t *root);
+
 /* Ends a parser: on error drops root and returns rc, else hands root to
  * *ret and returns 0. */
 int parse_done(int rc, json_t *root, json_t **ret);

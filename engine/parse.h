@@ -7,8 +7,13 @@
  * and drops it with json_decref()). Text that fits none of the tool's known
  * forms fails with ERR_PARSE and a message "TOOL: line N: what did not fit";
  * empty input fails with "TOOL: no TOOL output". A failure the tool itself
- * reports (sminfo's iberror, perftest's "Couldn't allocate MR") is valid
- * input: it parses into the object with "ok": false and the tool's words.
+ * reports (sminfo's iberror, perftest's "Couldn't allocate MR", ibstat's
+ * ibpanic, nvidia-smi's "Failed to initialize NVML", the shell's "command
+ * not found") is valid input: it parses into the object with "ok": false,
+ * "error" (the tool's first words) and "errors"; whatever parsed before it
+ * stays. Lines a tool prints besides its data (nvidia-smi's "WARNING:
+ * infoROM is corrupted ...", lspci's pcilib lines) go to "warnings". A
+ * result of these parsers without a failure says "ok": true.
  *
  * The registry is one sorted table in parse.c; each tool family lives in its
  * own engine/parse-<family>.c.
@@ -42,13 +47,24 @@ parse_fn parse_nvidia_smi, parse_nvidia_smi_q, parse_nvidia_smi_topo;
 /* parse-pci.c */
 parse_fn parse_lspci;
 /* parse-os.c */
-parse_fn parse_lsmod, parse_os_release, parse_getenforce;
+parse_fn parse_lsmod, parse_os_release, parse_getenforce, parse_dmesg_modules;
 /* parse-gpfs.c */
 parse_fn parse_mmgetstate, parse_mmlscluster, parse_mmlsconfig,
-	parse_mmlsmount, parse_mmremotecluster, parse_mmremotefs;
+	parse_mmlsmount, parse_mmremotecluster, parse_mmremotefs, parse_mmlsnodeclass,
+	parse_mmdiag_config, parse_mmdiag_network, parse_mmhealth;
+/* parse-ibdev2netdev.c */
+parse_fn parse_ibdev2netdev;
+/* parse-iblinkinfo.c */
+parse_fn parse_iblinkinfo;
+/* parse-perfquery.c */
+parse_fn parse_perfquery;
 /* parse-perftest.c */
 parse_fn parse_perftest;
+/* parse-dcgmi.c */
+parse_fn parse_dcgmi_diag;
 /* parse-bench.c */
 parse_fn parse_nccl_tests, parse_tf_cnn_benchmarks;
+/* parse-sshpeer.c */
+parse_fn parse_ssh_peer;
 
 #endif

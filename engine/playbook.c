@@ -18,7 +18,7 @@
 #define PLAYBOOK_MAX_BYTES (4u << 20)
 
 enum { K_NAME, K_MODULE, K_HOSTS, K_PARAMS, K_SERIAL, K_MAXFAIL, K_DEPENDS,
-       K_TAGS, K_RUN_ONCE, K_LOCAL, K_DESCRIPTION };
+       K_TAGS, K_RUN_ONCE, K_LOCAL, K_DESCRIPTION, K_OPTIONAL };
 
 static const struct ykey stage_keys[] = {
 	[K_NAME] = { "name", Y_SCALAR, false },
@@ -32,6 +32,7 @@ static const struct ykey stage_keys[] = {
 	[K_RUN_ONCE] = { "run_once", Y_SCALAR, false },
 	[K_LOCAL] = { "local", Y_SCALAR, false },
 	[K_DESCRIPTION] = { "description", Y_SCALAR, false },
+	[K_OPTIONAL] = { "optional", Y_SCALAR, false },
 	{ NULL, 0, false },
 };
 
@@ -283,7 +284,8 @@ static int parse_stage(struct ytree *t, yaml_node_t *n, struct playbook *pb,
 		goto out;
 	}
 	if ((rc = v[K_LOCAL] ? parse_bool(t, v[K_LOCAL], "'local'", &s->local) : 0) ||
-	    (rc = v[K_RUN_ONCE] ? parse_bool(t, v[K_RUN_ONCE], "'run_once'", &s->run_once) : 0))
+	    (rc = v[K_RUN_ONCE] ? parse_bool(t, v[K_RUN_ONCE], "'run_once'", &s->run_once) : 0) ||
+	    (rc = v[K_OPTIONAL] ? parse_bool(t, v[K_OPTIONAL], "'optional'", &s->optional) : 0))
 		goto out;
 	s->local |= !!(s->module->flags & MOD_LOCAL);
 	s->run_once |= !!(s->module->flags & MOD_ONCE);
@@ -407,21 +409,32 @@ static int resolve_hosts(const struct playbook *pb, struct stage *s,
 			 const struct inventory *inv, struct err *err)
 {
 	struct strlist items = STRLIST_INIT;
+	struct strbuf sel = STRBUF_INIT;
 	int rc = 0;
 
 	split_selector(s->hosts, &items);
 	for (size_t i = 0; i < items.n && !rc; i++) {
 		int role = role_from_name(items.v[i]);
 
+		/* An optional stage's empty group is a part of the cluster the
+		 * inventory does not have (no Spectrum Scale): nothing to do. */
+		if (role >= 0 && !inv->groups[role].hosts.n && s->optional)
+			continue;
 		if (role >= 0 && !inv->groups[role].hosts.n)
 			rc = err_set(err, ERR_INVENTORY, "%s:%u:%u: stage '%s' runs on group '%s', "
 				     "which has no hosts in %s; expected a group with hosts",
 				     pb->path, s->line, s->col, s->name, items.v[i], inv->path);
+		strbuf_addf(&sel, "%s%s", sel.len ? "," : "", items.v[i]);
 	}
 	strlist_clear(&items);
-	if (!rc && inventory_select(inv, s->hosts, &s->host_idx, &s->nhosts, err))
+	if (!rc && !sel.len) {
+		s->host_idx = xcalloc(1, sizeof(*s->host_idx));
+		s->nhosts = 0;
+	} else if (!rc && inventory_select(inv, sel.buf, &s->host_idx, &s->nhosts, err)) {
 		rc = err_prefix(err, "%s:%u:%u: hosts of stage '%s': ", pb->path, s->line,
 				s->col, s->name);
+	}
+	strbuf_release(&sel);
 	return rc;
 }
 

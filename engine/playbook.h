@@ -16,6 +16,8 @@
  *       tags: [limits]
  *       run_once: true          # on one host of `hosts` (the first that has not failed)
  *       local: true             # on the admin host instead
+ *       optional: true          # an empty group in `hosts` is no error: the
+ *                               # cluster has no such part (no Spectrum Scale)
  *
  * Parameters: the module's default < the inventory variable the module
  * names for it (host vars, merged as the inventory merges them) < the
@@ -53,6 +55,7 @@ struct stage {
 	size_t ndepends;
 	struct strlist tags;
 	bool run_once, local;
+	bool optional;        /* empty groups in hosts are skipped, not an error */
 	unsigned line, col;   /* of the stage's mapping */
 	/* Filled by playbook_resolve(). */
 	size_t *host_idx;     /* into inv->hosts, inventory order */

@@ -2,6 +2,7 @@
  * Precheck report renderers; see report.h.
  */
 #include "report.h"
+#include "jsontext.h"
 #include "nodeset.h"
 #include "xalloc.h"
 
@@ -177,11 +178,6 @@ void report_text(const struct check_report *rep, bool colour, struct strbuf *out
 
 /* ---- JSON -------------------------------------------------------------- */
 
-static json_t *jstr_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 /* Appends one JSON value to out and drops it. */
 static void dump_into(struct strbuf *out, json_t *j, size_t flags)
 {
@@ -236,8 +232,8 @@ void report_json(const struct check_report *rep, struct strbuf *out)
 			"host", rep->inv->hosts[r->host].name, "check", r->def->id,
 			"status", check_status_name(r->status),
 			"severity", r->def->severity == SEV_FAIL ? "fail" : "warn",
-			"subject", jstr_or_null(r->subject), "expected", jstr_or_null(r->expected),
-			"found", jstr_or_null(r->found), "detail", jstr_or_null(r->detail),
+			"subject", json_text_or_null(r->subject), "expected", json_text_or_null(r->expected),
+			"found", json_text_or_null(r->found), "detail", json_text_or_null(r->detail),
 			"hint", r->def->hint), JSON_COMPACT);
 	}
 	strbuf_addstr(out, "\n  ]\n}\n");
@@ -245,7 +241,7 @@ void report_json(const struct check_report *rep, struct strbuf *out)
 
 /* ---- JUnit ------------------------------------------------------------- */
 
-static void xml_escape(struct strbuf *out, const char *s)
+void report_xml_escape(struct strbuf *out, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -317,24 +313,24 @@ void report_junit(const struct check_report *rep, double elapsed_s, struct strbu
 			if (any) {
 				tests++;
 				strbuf_addstr(&suite, "    <testcase classname=\"precheck.");
-				xml_escape(&suite, rep->inv->hosts[host].name);
+				report_xml_escape(&suite, rep->inv->hosts[host].name);
 				strbuf_addf(&suite, "\" name=\"%s\" time=\"0\">", d->id);
 				if (fail.len) {
 					fails++;
 					strbuf_addf(&suite, "\n      <failure type=\"%s\" message=\"", d->id);
-					xml_escape(&suite, fail.buf);
+					report_xml_escape(&suite, fail.buf);
 					strbuf_addstr(&suite, "\">hint: ");
-					xml_escape(&suite, d->hint);
+					report_xml_escape(&suite, d->hint);
 					strbuf_addstr(&suite, "</failure>\n    ");
 				} else if (skip.len && !warn.len) {
 					skips++;
 					strbuf_addstr(&suite, "\n      <skipped message=\"");
-					xml_escape(&suite, skip.buf);
+					report_xml_escape(&suite, skip.buf);
 					strbuf_addstr(&suite, "\"/>\n    ");
 				}
 				if (warn.len) {
 					strbuf_addstr(&suite, "\n      <system-out>warning: ");
-					xml_escape(&suite, warn.buf);
+					report_xml_escape(&suite, warn.buf);
 					strbuf_addstr(&suite, "</system-out>\n    ");
 				}
 				strbuf_addstr(&suite, "</testcase>\n");
@@ -344,10 +340,10 @@ void report_junit(const struct check_report *rep, double elapsed_s, struct strbu
 			strbuf_release(&skip);
 		}
 		strbuf_addstr(&body, "  <testsuite name=\"");
-		xml_escape(&body, rep->inv->hosts[host].name);
+		report_xml_escape(&body, rep->inv->hosts[host].name);
 		strbuf_addf(&body, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" "
 			    "hostname=\"", tests, fails, skips);
-		xml_escape(&body, rep->inv->hosts[host].ssh.address);
+		report_xml_escape(&body, rep->inv->hosts[host].ssh.address);
 		strbuf_addstr(&body, "\">\n");
 		strbuf_addstr(&body, suite.buf);
 		strbuf_addstr(&body, "  </testsuite>\n");

@@ -22,6 +22,8 @@ void report_count(const struct check_report *rep, struct report_counts *ret);
 /* colour: ANSI colours for a terminal. */
 void report_text(const struct check_report *rep, bool colour, struct strbuf *out);
 void report_json(const struct check_report *rep, struct strbuf *out);
+/* Text for an XML attribute or element, control characters replaced. */
+void report_xml_escape(struct strbuf *out, const char *s);
 void report_junit(const struct check_report *rep, double elapsed_s, struct strbuf *out);
 /* now: the run's Unix time, for the timestamp gauge. */
 void report_prom(const struct check_report *rep, double now, struct strbuf *out);

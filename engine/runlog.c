@@ -2,10 +2,8 @@
  * Run directories, command logs and redaction; see runlog.h.
  */
 #include "runlog.h"
-#include "strlist.h"
 #include "xalloc.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -19,7 +17,7 @@
 
 struct runlog {
 	char *dir;
-	struct strlist secrets;
+	struct redactor *red;
 };
 
 char *state_dir_default(const char *cluster)
@@ -147,6 +145,7 @@ int runlog_open(const char *run_dir, struct runlog **ret, struct err *err)
 		return rc;
 	*ret = xcalloc(1, sizeof(**ret));
 	(*ret)->dir = xstrdup(run_dir);
+	(*ret)->red = redactor_new();
 	return 0;
 }
 
@@ -154,9 +153,7 @@ void runlog_free(struct runlog *rl)
 {
 	if (!rl)
 		return;
-	for (size_t i = 0; i < rl->secrets.n; i++)
-		explicit_bzero(rl->secrets.v[i], strlen(rl->secrets.v[i]));
-	strlist_clear(&rl->secrets);
+	redactor_free(rl->red);
 	free(rl->dir);
 	free(rl);
 }
@@ -168,80 +165,22 @@ const char *runlog_dir(const struct runlog *rl)
 
 void runlog_add_secret(struct runlog *rl, const char *secret)
 {
-	if (secret && strlen(secret) >= 4 && strlist_index(&rl->secrets, secret) < 0)
-		strlist_push(&rl->secrets, secret);
-}
-
-static bool secret_name(const char *key)
-{
-	static const char *const words[] = { "password", "passwd", "secret", "token",
-					     "credential", "api_key", "apikey", "private_key" };
-	char *low = xstrdup(key);
-	bool hit = false;
-
-	for (char *c = low; *c; c++)
-		*c = (char)tolower((unsigned char)*c);
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]) && !hit; i++)
-		hit = strstr(low, words[i]) != NULL;
-	free(low);
-	return hit;
-}
-
-static void add_all_strings(struct runlog *rl, const json_t *v)
-{
-	const char *k;
-	json_t *x;
-	size_t i;
-
-	if (json_is_string(v))
-		runlog_add_secret(rl, json_string_value(v));
-	else if (json_is_object(v))
-		json_object_foreach((json_t *)v, k, x)
-			add_all_strings(rl, x);
-	else if (json_is_array(v))
-		json_array_foreach(v, i, x)
-			add_all_strings(rl, x);
+	redactor_add(rl->red, secret);
 }
 
 void runlog_add_secrets_from(struct runlog *rl, const json_t *vars)
 {
-	const char *k;
-	json_t *x;
-	size_t i;
+	redactor_add_vars(rl->red, vars);
+}
 
-	if (json_is_object(vars)) {
-		json_object_foreach((json_t *)vars, k, x) {
-			if (secret_name(k))
-				add_all_strings(rl, x);
-			else
-				runlog_add_secrets_from(rl, x);
-		}
-	} else if (json_is_array(vars)) {
-		json_array_foreach(vars, i, x)
-			runlog_add_secrets_from(rl, x);
-	}
+const struct redactor *runlog_redactor(const struct runlog *rl)
+{
+	return rl ? rl->red : NULL;
 }
 
 void runlog_redact(const struct runlog *rl, const char *s, size_t len, struct strbuf *out)
 {
-	size_t i = 0;
-
-	while (i < len) {
-		size_t hit = 0;
-
-		for (size_t k = 0; k < rl->secrets.n && !hit; k++) {
-			size_t sl = strlen(rl->secrets.v[k]);
-
-			if (sl <= len - i && !memcmp(s + i, rl->secrets.v[k], sl))
-				hit = sl;
-		}
-		if (hit) {
-			strbuf_addstr(out, REDACTED);
-			i += hit;
-		} else {
-			strbuf_addch(out, s[i++]);
-		}
-	}
+	redact_into(rl->red, s, len, out);
 }
 
 static void add_stream(const struct runlog *rl, struct strbuf *sb, const char *name,
@@ -265,6 +204,8 @@ static const char *outcome_text(const struct cmd_result *res, char *buf, size_t 
 		return "timed out";
 	case CMD_KILLED:
 		return "killed by a signal";
+	case CMD_CANCELLED:
+		return "cancelled (interrupted)";
 	default:
 		return "connection lost";
 	}
@@ -310,6 +251,10 @@ void runlog_command(struct runlog *rl, const char *host, const char *stage,
 	if (res) {
 		strbuf_addf(&sb, "%s in %.3f s\n", outcome_text(res, buf, sizeof(buf)),
 			    res->duration_s);
+		/* A stopped command is killed on the host: say whether it worked. */
+		if (res->reap != REAP_NONE)
+			strbuf_addf(&sb, "remote process group %ld: %s\n", res->remote_pgid,
+				    cmd_reap_text(res->reap));
 		add_stream(rl, &sb, "stdout", &res->out, res->out_truncated);
 		add_stream(rl, &sb, "stderr", &res->err, res->err_truncated);
 	} else {

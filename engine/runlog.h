@@ -19,10 +19,9 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "redact.h"
 #include "ssh.h"
 #include "strbuf.h"
-
-#define REDACTED "********"
 
 /* $XDG_STATE_HOME/bringup/CLUSTER, else ~/.local/state/bringup/CLUSTER; caller frees. */
 char *state_dir_default(const char *cluster);
@@ -59,6 +58,8 @@ void runlog_add_secret(struct runlog *rl, const char *secret);
  * (password, passwd, secret, token, credential, api_key, private_key).
  */
 void runlog_add_secrets_from(struct runlog *rl, const json_t *vars);
+/* The log's secrets, for other writers of the same run (NULL rl: none). */
+const struct redactor *runlog_redactor(const struct runlog *rl);
 /* Appends s with every secret redacted. */
 void runlog_redact(const struct runlog *rl, const char *s, size_t len, struct strbuf *out);
 

@@ -9,10 +9,9 @@
  *   session is never used by two threads at once and tasks cannot deadlock.
  * - Shapes: one task per host (a stage on a group); one task on one chosen
  *   host (run_once: GPFS administration on a manager); one task on several
- *   hosts (coordinated: an RDMA server on one, its client on another; ssh.h's
- *   conn_exec_start/conn_exec_wait keep two commands in flight, and the
- *   runner will expose them when the validation stages need it); a task on
- *   no host (local work on the
+ *   hosts (coordinated: an RDMA server on one, its client on another;
+ *   task_exec_start keeps a command in flight on each while the task's one
+ *   thread waits for them in turn); a task on no host (local work on the
  *   admin host, e.g. Kubernetes API calls).
  * - Workers never print. They queue events; runner_run() delivers them on
  *   the calling thread, which alone may touch the terminal (or ncurses).
@@ -36,6 +35,10 @@ struct runner_opts {
 	unsigned run_timeout_s;    /* whole-run deadline; 0: none */
 	unsigned command_timeout_s;/* per command unless it says; 0: inventory's */
 	bool accept_new_host_keys;
+	/* runner_cancel() also stops the commands running then (their remote
+	 * process groups are killed): for read-only work (exec, precheck).
+	 * Deploy leaves it off, so that a change under way is not cut in half. */
+	bool cancel_stops_commands;
 };
 
 enum event_kind {
@@ -87,14 +90,33 @@ void runner_free(struct runner *r);
 int runner_run(struct runner *r, struct task *tasks, size_t ntasks,
 	       event_fn cb, void *cb_arg);
 
-/* Async-signal-safe: no task starts after this; running ones finish. */
+/* Async-signal-safe: no task starts after this; running ones finish, or
+ * with opts.cancel_stops_commands their commands stop (CMD_CANCELLED). */
 void runner_cancel(struct runner *r);
+
+/*
+ * Thread-safe (not from a signal handler): while paused, no task starts;
+ * running ones go on. A cancel ends the pause for the tasks left (they
+ * end as cancelled).
+ */
+void runner_pause(struct runner *r, bool paused);
+/* True once runner_cancel() was called. */
+bool runner_cancelled(const struct runner *r);
 
 /* For tasks. i indexes the task's own host list. */
 const struct host *task_host(struct task_ctx *t, size_t i);
 int task_exec(struct task_ctx *t, size_t i, const struct remote_cmd *cmd,
 	      struct cmd_result *res, struct err *err);
-/* conn_upload on host i; ur may be NULL. */
+/*
+ * task_exec's first half (ssh.h's conn_exec_start): the command runs on host
+ * i while the task starts others; conn_exec_wait() collects it (and kills
+ * its process group when it overruns its timeout). *ret owned by the caller
+ * until then.
+ */
+int task_exec_start(struct task_ctx *t, size_t i, const struct remote_cmd *cmd,
+		    struct remote_proc **ret, struct err *err);
+/* conn_upload on host i, each step bounded by the per-command timeout;
+ * ur may be NULL, else the caller frees ur->path. */
 int task_upload(struct task_ctx *t, size_t i, const char *local, const char *remote,
 		unsigned mode, struct upload_result *ur, struct err *err);
 /*

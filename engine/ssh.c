@@ -1,13 +1,14 @@
 /*
  * The SSH transport over libssh: connect (direct or through a jump host),
  * verify the host key, authenticate, run commands on channels with
- * deadlines, upload files over SFTP. See ssh.h for the contract.
+ * deadlines. Uploads are in ssh-upload.c. See ssh.h for the contract.
  */
 #include "ssh.h"
+#include "ssh-int.h"
+#include "ssh-knownhosts.h"
 #include "xalloc.h"
 
 #include <libssh/libssh.h>
-#include <libssh/sftp.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -26,15 +27,16 @@
 struct conn {
 	char *name;
 	ssh_session s;
-	/* ProxyJump: the jump host's session, a direct-tcpip channel on it and
-	 * a socketpair whose far end libssh uses as this session's socket. */
-	struct conn *jump;
-	ssh_channel tunnel;
-	int pump_fd;
-	pthread_t pump;
-	bool pumping;
-	atomic_bool stop;
+	bool tunnelled;    /* its socket is a jump_tunnel() end, given to libssh */
 };
+
+/* The line the command wrapper writes first on stderr, as printf(1) reads it. */
+#define PGID_MARK "\\036bringup-pgid="
+
+struct ssh_session_struct *conn_ssh_session(struct conn *c)
+{
+	return c->s;
+}
 
 /* Updating known_hosts from several workers at once would interleave lines. */
 static pthread_mutex_t known_hosts_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -92,14 +94,61 @@ static char *server_fingerprint(ssh_session s)
 	return res;
 }
 
+/* The server key's base64 blob, as known_hosts holds it; caller frees. */
+static char *server_key_b64(ssh_session s)
+{
+	ssh_key key = NULL;
+	char *b64 = NULL, *res;
+
+	if (ssh_get_server_publickey(s, &key) != SSH_OK ||
+	    ssh_pki_export_pubkey_base64(key, &b64) != SSH_OK) {
+		ssh_key_free(key);
+		return xstrdup("");
+	}
+	res = xstrdup(b64);
+	ssh_string_free_char(b64);
+	ssh_key_free(key);
+	return res;
+}
+
+/*
+ * What libssh skips (ssh-knownhosts.h): a @revoked key is refused whatever
+ * else the file says; a host only a @cert-authority line covers is refused
+ * by the caller, since we cannot check its certificate.
+ */
+static int check_markers(struct conn *c, const char *who, const char *kh_file,
+			 struct kh_markers *m, struct err *err)
+{
+	char *b64 = server_key_b64(c->s), *fp;
+	int rc = kh_scan_markers(kh_file, who, b64, m, err);
+
+	free(b64);
+	if (rc)
+		return err_prefix(err, "host %s (%s): ", c->name, who);
+	if (!m->revoked_line)
+		return 0;
+	fp = server_fingerprint(c->s);
+	rc = err_set(err, ERR_HOSTKEY,
+		     "host %s (%s): REFUSED: its host key %s is marked @revoked in %s line %u. "
+		     "Do not use this key: give the host a new one, then record that",
+		     c->name, who, fp, kh_file, m->revoked_line);
+	free(fp);
+	return rc;
+}
+
 static int verify_host_key(struct conn *c, const struct ssh_target *t,
 			   const struct conn_opts *o, const char *kh_file,
 			   struct err *err)
 {
 	enum ssh_known_hosts_e state = ssh_session_is_known_server(c->s);
 	char *who = known_hosts_name(t), *fp;
-	int rc = 0;
+	struct kh_markers m;
+	int rc = check_markers(c, who, kh_file, &m, err);
 
+	if (rc) {
+		free(who);
+		return rc;
+	}
 	switch (state) {
 	case SSH_KNOWN_HOSTS_OK:
 		break;
@@ -117,7 +166,15 @@ static int verify_host_key(struct conn *c, const struct ssh_target *t,
 	case SSH_KNOWN_HOSTS_UNKNOWN:
 	case SSH_KNOWN_HOSTS_NOT_FOUND:
 		fp = server_fingerprint(c->s);
-		if (o->accept_new_host_keys) {
+		if (m.ca_line) {
+			rc = err_set(err, ERR_HOSTKEY,
+				     "host %s (%s): REFUSED: %s line %u is a @cert-authority line "
+				     "for this host, and bringup cannot check host certificates "
+				     "(libssh does not), so it neither trusts nor records the key "
+				     "%s. Check that fingerprint, then add the host's own key to "
+				     "that file (ssh-keyscan -p %u %s)",
+				     c->name, who, kh_file, m.ca_line, fp, t->port, t->address);
+		} else if (o->accept_new_host_keys) {
 			pthread_mutex_lock(&known_hosts_lock);
 			if (ssh_session_update_known_hosts(c->s) != SSH_OK)
 				rc = err_set(err, ERR_HOSTKEY,
@@ -143,8 +200,23 @@ static int verify_host_key(struct conn *c, const struct ssh_target *t,
 	return rc;
 }
 
-static int authenticate(struct conn *c, const struct ssh_target *t, struct err *err)
+/*
+ * libssh answers SSH_AUTH_AGAIN (blocking mode) or SSH_AUTH_ERROR when the
+ * server said nothing within the session timeout: that is a stall, not a
+ * refusal, and the user's fix is different (the server, not the key).
+ */
+static int auth_stalled(struct conn *c, const struct ssh_target *t, long timeout_s,
+			struct err *err)
 {
+	return err_set(err, ERR_AUTH, "host %s: authentication as %s stalled: the server "
+		       "did not answer within %ld s (the connect timeout)", c->name, t->user,
+		       timeout_s);
+}
+
+static int authenticate(struct conn *c, const struct ssh_target *t, long timeout_s,
+			struct err *err)
+{
+	long long t0 = now_ms();
 	int rc;
 
 	if (t->key_file) {
@@ -159,114 +231,48 @@ static int authenticate(struct conn *c, const struct ssh_target *t, struct err *
 		ssh_key_free(key);
 	} else {
 		rc = ssh_userauth_agent(c->s, NULL);
-		if (rc != SSH_AUTH_SUCCESS)
+		if (rc != SSH_AUTH_SUCCESS && rc != SSH_AUTH_AGAIN)
 			rc = ssh_userauth_publickey_auto(c->s, NULL, NULL);
 	}
 	if (rc == SSH_AUTH_SUCCESS)
 		return 0;
+	if (rc == SSH_AUTH_AGAIN ||
+	    (rc == SSH_AUTH_ERROR && now_ms() - t0 >= timeout_s * 1000 - 100))
+		return auth_stalled(c, t, timeout_s, err);
 	return err_set(err, ERR_AUTH, "host %s: authentication as %s failed%s%s",
 		       c->name, t->user, t->key_file ? " with key " : " (agent and default keys)",
 		       t->key_file ? t->key_file : "");
 }
 
-/* Moves bytes between the tunnel channel and our end of the socketpair. */
-static void *pump_main(void *arg)
+/* What sshd does to a connection over its MaxStartups: closes it before
+ * the banner. Worth another try, after a pause; a refusal is not. */
+static bool connect_was_reset(const char *why)
 {
-	struct conn *c = arg;
-	char buf[32768];
-	bool sock_eof = false;
-
-	while (!atomic_load(&c->stop)) {
-		struct pollfd p[2] = {
-			{ .fd = c->pump_fd, .events = sock_eof ? 0 : POLLIN },
-			{ .fd = ssh_get_fd(c->jump->s), .events = POLLIN },
-		};
-		int n = ssh_channel_read_nonblocking(c->tunnel, buf, sizeof(buf), 0);
-
-		if (n == SSH_ERROR)
-			break;
-		if (n > 0) {
-			for (int off = 0; off < n;) {
-				ssize_t w = write(c->pump_fd, buf + off, (size_t)(n - off));
-				if (w < 0 && errno == EINTR)
-					continue;
-				if (w <= 0)
-					goto out;
-				off += (int)w;
-			}
-			continue;
-		}
-		if (ssh_channel_is_eof(c->tunnel) || ssh_channel_is_closed(c->tunnel))
-			break;
-		if (poll(p, 2, 100) < 0 && errno != EINTR)
-			break;
-		if (p[0].revents & (POLLIN | POLLHUP)) {
-			ssize_t r = read(c->pump_fd, buf, sizeof(buf));
-			if (r <= 0) {
-				sock_eof = true;
-				ssh_channel_send_eof(c->tunnel);
-			} else if (ssh_channel_write(c->tunnel, buf, (uint32_t)r) == SSH_ERROR) {
-				break;
-			}
-		}
-	}
-out:
-	shutdown(c->pump_fd, SHUT_RDWR);
-	return NULL;
-}
-
-static int open_tunnel(struct conn *c, const struct ssh_target *t, struct err *err)
-{
-	int sv[2];
-
-	c->tunnel = ssh_channel_new(c->jump->s);
-	if (!c->tunnel || ssh_channel_open_forward(c->tunnel, t->address, (int)t->port,
-						   "127.0.0.1", 0) != SSH_OK)
-		return err_set(err, ERR_CONNECT, "host %s: jump host %s cannot reach %s:%u: %s",
-			       c->name, c->jump->name, t->address, t->port,
-			       ssh_get_error(c->jump->s));
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-		return err_set(err, ERR_IO, "host %s: socketpair: %s", c->name, strerror(errno));
-	c->pump_fd = sv[1];
-	if (ssh_options_set(c->s, SSH_OPTIONS_FD, &sv[0]) != SSH_OK) {
-		close(sv[0]);
-		return err_set(err, ERR_INTERNAL, "host %s: cannot use tunnel socket", c->name);
-	}
-	if (pthread_create(&c->pump, NULL, pump_main, c)) {
-		return err_set(err, ERR_INTERNAL, "host %s: cannot start tunnel thread", c->name);
-	}
-	c->pumping = true;
-	return 0;
+	return strstr(why, "reset by peer") || strstr(why, "Socket error: disconnected") ||
+	       strstr(why, "Connection closed") || strstr(why, "kex_exchange_identification");
 }
 
 int conn_open(const char *name, const struct ssh_target *t,
-	      const struct ssh_target *jump, const struct conn_opts *o,
+	      struct jump *jump, const struct conn_opts *o,
 	      struct conn **ret, struct err *err)
 {
 	struct conn *c = xcalloc(1, sizeof(*c));
 	long timeout_s = o->connect_timeout_ms ? (long)((o->connect_timeout_ms + 999) / 1000) : 10;
+	long long give_up = now_ms() + timeout_s * 1000;
 	char *kh_default = NULL;
 	const char *kh = o->known_hosts;
 	int port = (int)t->port, no = 0, one = 1, verbosity = SSH_LOG_NOLOG;
+	unsigned backoff_ms = 100;
 	int rc;
 
 	c->name = xstrdup(name);
-	c->pump_fd = -1;
-	atomic_init(&c->stop, false);
 
 	if (!kh) {
 		const char *home = getenv("HOME");
 		kh = kh_default = xasprintf("%s/.ssh/known_hosts", home ? home : "");
 	}
 
-	if (jump) {
-		char *jname = xasprintf("%s (jump host for %s)", jump->address, name);
-		rc = conn_open(jname, jump, NULL, o, &c->jump, err);
-		free(jname);
-		if (rc)
-			goto fail;
-	}
-
+again:
 	c->s = ssh_new();
 	if (!c->s) {
 		rc = err_set(err, ERR_INTERNAL, "host %s: cannot allocate SSH session", name);
@@ -285,24 +291,49 @@ int conn_open(const char *name, const struct ssh_target *t,
 	 * on a live session) must not sit out Nagle against delayed ACKs:
 	 * 40 ms each, 1 MB/s for an upload. */
 	ssh_options_set(c->s, SSH_OPTIONS_NODELAY, &one);
-	if (c->jump && (rc = open_tunnel(c, t, err)))
-		goto fail;
+	if (jump) {
+		int fd;
+
+		if ((rc = jump_tunnel(jump, name, t->address, t->port, give_up, &fd, err)))
+			goto fail;
+		if (ssh_options_set(c->s, SSH_OPTIONS_FD, &fd) != SSH_OK) {
+			close(fd);
+			rc = err_set(err, ERR_INTERNAL, "host %s: cannot use tunnel socket", name);
+			goto fail;
+		}
+		c->tunnelled = true;
+	}
 
 	if (ssh_connect(c->s) != SSH_OK) {
 		const char *why = ssh_get_error(c->s);
 		bool timed_out = strstr(why, "imeout") || strstr(why, "timed out");
 
-		rc = err_set(err, timed_out ? ERR_TIMEOUT : ERR_CONNECT,
-			     "host %s (%s:%u): %s: %s", name, t->address, t->port,
-			     timed_out ? "connect timed out" : "unreachable", why);
-		/* A connect timeout is still an unreachable host to the caller. */
+		/* Backoff with jitter, so that the retries do not arrive together.
+		 * Through a jump host, the reset is the target's (its own
+		 * MaxStartups): a new channel, then. */
+		if (connect_was_reset(why) &&
+		    now_ms() + backoff_ms < give_up) {
+			ssh_free(c->s);
+			c->s = NULL;
+			usleep((backoff_ms + (unsigned)rand() % backoff_ms) * 1000);
+			backoff_ms = backoff_ms < 1600 ? backoff_ms * 2 : backoff_ms;
+			goto again;
+		}
+
+		/* No answer (powered off, black-holed) is as unreachable as a
+		 * refused port: the host is not there, nothing on it failed. */
 		if (timed_out)
-			err->code = ERR_CONNECT;
+			rc = err_set(err, ERR_CONNECT, "host %s (%s:%u): unreachable: no answer "
+				     "within %ld s (connect timed out)", name, t->address,
+				     t->port, timeout_s);
+		else
+			rc = err_set(err, ERR_CONNECT, "host %s (%s:%u): unreachable: %s", name,
+				     t->address, t->port, why);
 		goto fail;
 	}
 	if ((rc = verify_host_key(c, t, o, kh, err)))
 		goto fail;
-	if ((rc = authenticate(c, t, err)))
+	if ((rc = authenticate(c, t, timeout_s, err)))
 		goto fail;
 	free(kh_default);
 	*ret = c;
@@ -318,21 +349,13 @@ void conn_close(struct conn *c)
 {
 	if (!c)
 		return;
-	if (c->s) {
-		if (ssh_is_connected(c->s))
-			ssh_disconnect(c->s);
-	}
-	if (c->pumping) {
-		atomic_store(&c->stop, true);
-		pthread_join(c->pump, NULL);
-	}
+	/* libssh 0.10 leaves a socket it was given (SSH_OPTIONS_FD, the
+	 * tunnel's end) open after ssh_disconnect, and closes it in ssh_free
+	 * only when no disconnect came first: let ssh_free do it. */
+	if (c->s && !c->tunnelled && ssh_is_connected(c->s))
+		ssh_disconnect(c->s);
 	if (c->s)
 		ssh_free(c->s);
-	if (c->tunnel)
-		ssh_channel_free(c->tunnel);
-	if (c->pump_fd >= 0)
-		close(c->pump_fd);
-	conn_close(c->jump);
 	free(c->name);
 	free(c);
 }
@@ -357,6 +380,13 @@ void remote_cmd_line(const struct remote_cmd *cmd, struct strbuf *sb)
 {
 	struct strbuf script = STRBUF_INIT;
 
+	/* First of all, the process group to kill should the command be
+	 * stopped: field 5 of /proc/$$/stat (sshd made the session a group;
+	 * the login shell may sit above us in it), else our own pid. */
+	strbuf_addstr(&script,
+		      "read -r _ _ _ _ bringup_pgid _ 2>/dev/null </proc/$$/stat || "
+		      "bringup_pgid=$$; printf '" PGID_MARK "%s\\n' \"$bringup_pgid\" >&2; "
+		      "unset bringup_pgid; ");
 	strbuf_addstr(&script,
 		      "LC_ALL=C; LANG=C; export LC_ALL LANG; "
 		      "PATH=\"$PATH:/usr/local/sbin:/usr/sbin:/sbin\"; export PATH; ");
@@ -375,17 +405,6 @@ void remote_cmd_line(const struct remote_cmd *cmd, struct strbuf *sb)
 	strbuf_release(&script);
 }
 
-static void capture(struct strbuf *sb, bool *truncated, const char *buf, int n, size_t max)
-{
-	size_t room = sb->len < max ? max - sb->len : 0;
-
-	if ((size_t)n > room) {
-		*truncated = true;
-		n = (int)room;
-	}
-	if (n > 0)
-		strbuf_add(sb, buf, (size_t)n);
-}
 
 static long long earliest(long long a, long long b)
 {
@@ -402,7 +421,121 @@ struct remote_proc {
 	long long start, deadline;
 	double start_wall;
 	size_t max;
+	const volatile sig_atomic_t *cancel;
+	bool pgid_done;          /* the marker was found, or given up on */
+	size_t got[2];            /* bytes kept of stdout, stderr */
+	void (*sink)(void *arg, int stream, const char *buf, size_t len);
+	void *sink_arg;
 };
+
+const char *cmd_reap_text(enum cmd_reap r)
+{
+	switch (r) {
+	case REAP_NONE: return "not stopped";
+	case REAP_TERM: return "ended after SIGTERM";
+	case REAP_KILL: return "outlived SIGTERM; killed with SIGKILL";
+	case REAP_GONE: return "had already ended";
+	case REAP_UNKNOWN: return "unknown (the command never reported it): nothing killed";
+	case REAP_FAILED: return "could not be signalled: it may still run";
+	}
+	return "?";
+}
+
+/*
+ * Between two tries of a libssh call in non-blocking mode: waits up to
+ * 100 ms for the server. False once `deadline` (0: none) has passed.
+ */
+static bool wait_step(struct conn *c, long long deadline)
+{
+	long long left = deadline ? deadline - now_ms() : 100;
+	struct pollfd pf = { .fd = ssh_get_fd(c->s), .events = POLLIN };
+
+	if (left <= 0)
+		return false;
+	poll(&pf, 1, (int)(left < 100 ? left : 100));
+	return true;
+}
+
+/*
+ * Opens a session channel and sends the exec request, each bounded by the
+ * command's own deadline rather than the connect timeout (the session's
+ * blocking timeout): a server that accepted us and then stalls fails this
+ * command with the phase named, in the command's time.
+ */
+static int start_channel(struct remote_proc *p, const char *line, struct err *err)
+{
+	struct conn *c = p->c;
+	int rc;
+
+	ssh_set_blocking(c->s, 0);
+	while ((rc = ssh_channel_open_session(p->ch)) == SSH_AGAIN && wait_step(c, p->deadline))
+		;
+	if (rc == SSH_AGAIN) {
+		rc = err_set(err, ERR_TIMEOUT, "host %s: channel open stalled after %.0f s "
+			     "(the command's time limit): the server accepted the login but "
+			     "never opened a session", c->name, (double)(now_ms() - p->start) / 1e3);
+		goto out;
+	}
+	if (rc != SSH_OK) {
+		rc = err_set(err, ERR_SSH, "host %s: cannot open a channel: %s", c->name,
+			     *ssh_get_error(c->s) ? ssh_get_error(c->s) : "refused by the server");
+		goto out;
+	}
+	while ((rc = ssh_channel_request_exec(p->ch, line)) == SSH_AGAIN &&
+	       wait_step(c, p->deadline))
+		;
+	if (rc == SSH_AGAIN) {
+		rc = err_set(err, ERR_TIMEOUT, "host %s: exec request stalled after %.0f s "
+			     "(the command's time limit): the server never started the command",
+			     c->name, (double)(now_ms() - p->start) / 1e3);
+		goto out;
+	}
+	if (rc != SSH_OK)
+		rc = err_set(err, ERR_SSH, "host %s: cannot start command: %s", c->name,
+			     *ssh_get_error(c->s) ? ssh_get_error(c->s) : "refused by the server");
+out:
+	ssh_set_blocking(c->s, 1);
+	return rc;
+}
+
+static void take_pgid(struct remote_proc *p, struct cmd_result *res);
+
+/* Hands held-back stderr to the sink, when there is one. */
+static void flush_err(struct remote_proc *p, struct cmd_result *res)
+{
+	if (p->sink && res->err.len) {
+		p->sink(p->sink_arg, 1, res->err.buf, res->err.len);
+		strbuf_reset(&res->err);
+	}
+}
+
+
+static void capture(struct remote_proc *p, struct cmd_result *res, int stream,
+		    const char *buf, int n)
+{
+	size_t room = p->got[stream] < p->max ? p->max - p->got[stream] : 0;
+
+	if (n > 0 && (size_t)n > room) {
+		*(stream ? &res->err_truncated : &res->out_truncated) = true;
+		n = (int)room;
+	}
+	if (n <= 0)
+		return;
+	p->got[stream] += (size_t)n;
+	/* stderr is held until the wrapper's pgid line is out of it, so
+	 * that a sink never sees that line. */
+	if (stream == 1 && !p->pgid_done) {
+		strbuf_add(&res->err, buf, (size_t)n);
+		take_pgid(p, res);
+		if (p->pgid_done)
+			flush_err(p, res);
+		return;
+	}
+	if (p->sink)
+		p->sink(p->sink_arg, stream, buf, (size_t)n);
+	else
+		strbuf_add(stream ? &res->err : &res->out, buf, (size_t)n);
+}
 
 int conn_exec_start(struct conn *c, const struct remote_cmd *cmd, long long deadline_ms,
 		    struct remote_proc **ret, struct err *err)
@@ -428,18 +561,18 @@ int conn_exec_start(struct conn *c, const struct remote_cmd *cmd, long long dead
 	}
 	p->deadline = earliest(cmd->timeout_ms ? p->start + cmd->timeout_ms : 0, deadline_ms);
 	p->max = cmd->max_output ? cmd->max_output : CMD_OUTPUT_DEFAULT_MAX;
+	p->cancel = cmd->cancel;
+	p->sink = cmd->sink;
+	p->sink_arg = cmd->sink_arg;
 	p->ch = ssh_channel_new(c->s);
-	if (!p->ch || ssh_channel_open_session(p->ch) != SSH_OK) {
+	if (!p->ch) {
 		rc = err_set(err, ERR_SSH, "host %s: cannot open a channel: %s", c->name,
 			     ssh_get_error(c->s));
 		goto fail;
 	}
 	remote_cmd_line(cmd, &line);
-	if (ssh_channel_request_exec(p->ch, line.buf) != SSH_OK) {
-		rc = err_set(err, ERR_SSH, "host %s: cannot start command: %s", c->name,
-			     ssh_get_error(c->s));
+	if ((rc = start_channel(p, line.buf, err)))
 		goto fail;
-	}
 	if (cmd->input_len &&
 	    ssh_channel_write(p->ch, cmd->input, (uint32_t)cmd->input_len) == SSH_ERROR) {
 		rc = err_set(err, ERR_SSH, "host %s: cannot send input: %s", c->name,
@@ -469,6 +602,74 @@ void remote_proc_free(struct remote_proc *p)
 	free(p);
 }
 
+/*
+ * Takes the wrapper's "\036bringup-pgid=N" line out of stderr (it comes
+ * first, after anything a login shell's rc file printed) and keeps N.
+ */
+static void take_pgid(struct remote_proc *p, struct cmd_result *res)
+{
+	static const char mark[] = "\036bringup-pgid=";
+	char *m, *nl, *end;
+	long v;
+
+	if (p->pgid_done || !res->err.len)
+		return;
+	m = memmem(res->err.buf, res->err.len, mark, sizeof(mark) - 1);
+	nl = m ? memchr(m, '\n', res->err.len - (size_t)(m - res->err.buf)) : NULL;
+	if (!nl) {
+		/* A login banner this long is not ours to wait on. */
+		if (res->err.len > 4096)
+			p->pgid_done = true;
+		return;
+	}
+	v = strtol(m + sizeof(mark) - 1, &end, 10);
+	/* Never 0 or 1: "kill -TERM -1" would reach every process of the user. */
+	if (end == nl && v > 1)
+		res->remote_pgid = v;
+	memmove(m, nl + 1, res->err.len - (size_t)(nl + 1 - res->err.buf));
+	strbuf_setlen(&res->err, res->err.len - (size_t)(nl + 1 - m));
+	p->pgid_done = true;
+}
+
+/*
+ * SIGTERM to the stopped command's process group, SIGKILL after the grace
+ * period, over a new channel on the same connection; the answer says which.
+ */
+static enum cmd_reap reap_group(struct conn *c, long pgid)
+{
+	struct strbuf sh = STRBUF_INIT;
+	struct remote_cmd cmd = { 0 };
+	struct cmd_result res;
+	struct err err = ERR_INIT;
+	enum cmd_reap r = REAP_FAILED;
+	int tries = REAP_GRACE_MS / 100;
+
+	if (pgid <= 1)
+		return REAP_UNKNOWN;
+	/* A kill that fails while members are left was refused (a command
+	 * that became another user): that is no "gone". */
+	strbuf_addf(&sh, "g=%ld; kill -TERM -$g 2>/dev/null || { pgrep -g $g >/dev/null && "
+		    "{ echo denied; exit 0; }; echo gone; exit 0; }; i=0; "
+		    "while [ $i -lt %d ]; do sleep 0.1; kill -0 -$g 2>/dev/null || "
+		    "{ echo term; exit 0; }; i=$((i+1)); done; kill -KILL -$g 2>/dev/null; "
+		    "echo kill", pgid, tries);
+	cmd.command = sh.buf;
+	cmd.timeout_ms = REAP_GRACE_MS + 10000;
+	cmd_result_init(&res);
+	if (!conn_exec(c, &cmd, 0, &res, &err) && res.outcome == CMD_EXITED) {
+		if (!strncmp(res.out.buf, "term", 4))
+			r = REAP_TERM;
+		else if (!strncmp(res.out.buf, "kill", 4))
+			r = REAP_KILL;
+		else if (!strncmp(res.out.buf, "gone", 4))
+			r = REAP_GONE;
+	}
+	cmd_result_release(&res);
+	err_clear(&err);
+	strbuf_release(&sh);
+	return r;
+}
+
 void conn_exec_wait(struct remote_proc *p, struct cmd_result *res)
 {
 	ssh_channel ch = p->ch;
@@ -484,6 +685,10 @@ void conn_exec_wait(struct remote_proc *p, struct cmd_result *res)
 			res->outcome = CMD_TIMED_OUT;
 			break;
 		}
+		if (p->cancel && *p->cancel) {
+			res->outcome = CMD_CANCELLED;
+			break;
+		}
 		n = ssh_channel_read_timeout(ch, buf, sizeof(buf), 0,
 					     (int)(left < 200 ? left : 200));
 		if (n == SSH_ERROR) {
@@ -492,9 +697,9 @@ void conn_exec_wait(struct remote_proc *p, struct cmd_result *res)
 		}
 		if (n > 0 && res->first_output_s < 0)
 			res->first_output_s = (double)(now_ms() - p->start) / 1000.0;
-		capture(&res->out, &res->out_truncated, buf, n, p->max);
+		capture(p, res, 0, buf, n);
 		while ((n = ssh_channel_read_nonblocking(ch, buf, sizeof(buf), 1)) > 0)
-			capture(&res->err, &res->err_truncated, buf, n, p->max);
+			capture(p, res, 1, buf, n);
 		if (n == SSH_ERROR) {
 			res->outcome = CMD_LOST;
 			break;
@@ -502,9 +707,9 @@ void conn_exec_wait(struct remote_proc *p, struct cmd_result *res)
 		if (ssh_channel_is_eof(ch) || ssh_channel_is_closed(ch)) {
 			/* Drain what is left on both streams. */
 			while ((n = ssh_channel_read_nonblocking(ch, buf, sizeof(buf), 0)) > 0)
-				capture(&res->out, &res->out_truncated, buf, n, p->max);
+				capture(p, res, 0, buf, n);
 			while ((n = ssh_channel_read_nonblocking(ch, buf, sizeof(buf), 1)) > 0)
-				capture(&res->err, &res->err_truncated, buf, n, p->max);
+				capture(p, res, 1, buf, n);
 			break;
 		}
 	}
@@ -513,7 +718,12 @@ void conn_exec_wait(struct remote_proc *p, struct cmd_result *res)
 		if (res->exit_status < 0)
 			res->outcome = CMD_KILLED;
 	}
+	/* A command that never printed its pgid line still owes its stderr. */
+	flush_err(p, res);
 	res->duration_s = (double)(now_ms() - p->start) / 1000.0;
+	/* Closing the channel does not stop the command: its group must go. */
+	if (res->outcome == CMD_TIMED_OUT || res->outcome == CMD_CANCELLED)
+		res->reap = reap_group(p->c, res->remote_pgid);
 	remote_proc_free(p);
 }
 
@@ -598,155 +808,12 @@ void conn_shell_close(struct conn_shell *sh)
 	free(sh);
 }
 
-static int sha256_file(const char *path, char hex[65], struct err *err)
+ssh_session conn_ssh(const struct conn *c)
 {
-	/* libssh has no public streaming SHA-256; sha256sum(1) is on the admin
-	 * host and on every target, and the remote side uses it too. */
-	struct strbuf cmdline = STRBUF_INIT;
-	FILE *p;
-	int rc = 0;
-
-	strbuf_addstr(&cmdline, "sha256sum < ");
-	strbuf_addshquoted(&cmdline, path);
-	p = popen(cmdline.buf, "r");
-	if (!p || fscanf(p, "%64s", hex) != 1)
-		rc = err_set(err, ERR_IO, "cannot checksum %s", path);
-	if (p && pclose(p) != 0 && !rc)
-		rc = err_set(err, ERR_IO, "cannot checksum %s", path);
-	strbuf_release(&cmdline);
-	return rc;
+	return c->s;
 }
 
-/* Sends fd from `from` on into f; the deadline is checked between writes. */
-static int send_file(struct conn *c, int fd, sftp_file f, long long from, const char *what,
-		     long long deadline_ms, struct err *err)
+const char *conn_name(const struct conn *c)
 {
-	char buf[32768];
-	ssize_t n;
-
-	if (lseek(fd, (off_t)from, SEEK_SET) < 0 || sftp_seek64(f, (uint64_t)from) < 0)
-		return err_set(err, ERR_IO, "host %s: cannot seek to byte %lld of %s", c->name,
-			       from, what);
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		if (deadline_ms && now_ms() > deadline_ms)
-			return err_set(err, ERR_TIMEOUT, "host %s: upload of %s timed out",
-				       c->name, what);
-		if (sftp_write(f, buf, (size_t)n) != n)
-			return err_set(err, ERR_REMOTE, "host %s: write to %s failed: %s",
-				       c->name, what, ssh_get_error(c->s));
-	}
-	if (n < 0)
-		return err_set(err, ERR_IO, "%s: %s", what, strerror(errno));
-	return 0;
-}
-
-/* The size of a part file a cut upload left, if it can be continued. */
-static long long part_size(sftp_session sftp, const char *tmp, long long size)
-{
-	sftp_attributes a = sftp_stat(sftp, tmp);
-	long long have = 0;
-
-	if (a && a->type == SSH_FILEXFER_TYPE_REGULAR && (long long)a->size <= size)
-		have = (long long)a->size;
-	if (a)
-		sftp_attributes_free(a);
-	return have;
-}
-
-/*
- * Checks the part file against `hex` and moves it into place, in one round
- * trip. 0, ERR_STATE for a checksum mismatch, or an error. The part stays
- * for the caller to rewrite or remove through its SFTP session: that
- * session's view of the file is the one to keep consistent.
- */
-static int verify_part(struct conn *c, const char *tmp, const char *remote_path,
-		       const char *hex, long long deadline_ms, struct err *err)
-{
-	struct strbuf sh = STRBUF_INIT;
-	struct remote_cmd cmd = { 0 };
-	struct cmd_result res;
-	int rc;
-
-	strbuf_addstr(&sh, "s=$(sha256sum < ");
-	strbuf_addshquoted(&sh, tmp);
-	strbuf_addf(&sh, " | cut -d' ' -f1) && [ \"$s\" = %s ] && mv -f ", hex);
-	strbuf_addshquoted(&sh, tmp);
-	strbuf_addch(&sh, ' ');
-	strbuf_addshquoted(&sh, remote_path);
-	strbuf_addstr(&sh, " || { echo \"checksum mismatch: got $s\" >&2; exit 3; }");
-	cmd.command = sh.buf;
-	cmd.timeout_ms = 60000;
-	cmd_result_init(&res);
-	rc = conn_exec(c, &cmd, deadline_ms, &res, err);
-	if (!rc && (res.outcome != CMD_EXITED || res.exit_status != 0)) {
-		strbuf_rtrim(&res.err);
-		rc = err_set(err, res.exit_status == 3 ? ERR_STATE : ERR_REMOTE,
-			     "host %s: upload of %s not verified: %s", c->name, remote_path,
-			     res.err.len ? res.err.buf : "checksum step failed");
-	}
-	cmd_result_release(&res);
-	strbuf_release(&sh);
-	return rc;
-}
-
-int conn_upload(struct conn *c, const char *local_path, const char *remote_path,
-		mode_t mode, long long deadline_ms, struct upload_result *ur, struct err *err)
-{
-	struct upload_result dummy;
-	char hex[65] = "";
-	char *tmp = xasprintf("%s.bringup-part", remote_path);
-	sftp_session sftp = NULL;
-	sftp_file f = NULL;
-	struct stat st;
-	int fd = -1, rc;
-
-	ur = ur ? ur : &dummy;
-	*ur = (struct upload_result){ 0 };
-	if ((rc = sha256_file(local_path, hex, err)))
-		goto out;
-	fd = open(local_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		rc = err_set(err, ERR_IO, "%s: %s", local_path, strerror(errno));
-		goto out;
-	}
-	ur->size = (long long)st.st_size;
-	sftp = sftp_new(c->s);
-	if (!sftp || sftp_init(sftp) != SSH_OK) {
-		rc = err_set(err, ERR_SSH, "host %s: SFTP not available: %s", c->name,
-			     ssh_get_error(c->s));
-		goto out;
-	}
-	ur->resumed_at = part_size(sftp, tmp, ur->size);
-	for (;;) {
-		f = sftp_open(sftp, tmp, O_WRONLY | O_CREAT |
-			      (ur->resumed_at && !ur->restarted ? 0 : O_TRUNC), mode);
-		if (!f) {
-			rc = err_set(err, ERR_REMOTE, "host %s: cannot create %s: %s", c->name, tmp,
-				     ssh_get_error(c->s));
-			goto out;
-		}
-		rc = send_file(c, fd, f, ur->restarted ? 0 : ur->resumed_at, tmp, deadline_ms, err);
-		sftp_close(f);
-		f = NULL;
-		if (!rc)
-			rc = verify_part(c, tmp, remote_path, hex, deadline_ms, err);
-		/* The part was not this file's beginning: once more, whole. */
-		if (rc != ERR_STATE || !ur->resumed_at || ur->restarted)
-			break;
-		ur->restarted = true;
-		err_clear(err);
-	}
-	if (rc == ERR_STATE) {
-		sftp_unlink(sftp, tmp);
-		rc = err_set(err, ERR_REMOTE, "%s", err_msg(err));
-	}
-out:
-	if (f)
-		sftp_close(f);
-	if (sftp)
-		sftp_free(sftp);
-	if (fd >= 0)
-		close(fd);
-	free(tmp);
-	return rc;
+	return c->name;
 }

@@ -17,6 +17,14 @@
 /* Most keys one ykey table may list. */
 #define YKEY_MAX 32
 
+/* A document is walked depth first, recursively, by every reader (and by
+ * ytree_to_json): its depth with aliases followed must stay well inside the
+ * stack. No inventory or playbook nests anywhere near this deep. */
+#define YTREE_MAX_DEPTH 128
+/* Nodes that aliases may add when followed: far above what anchors for
+ * shared settings need, far below a "billion laughs" document. */
+#define YTREE_MAX_ALIAS_NODES 100000u
+
 /* libyaml gives a byte offset, not a mark, for undecodable input. */
 static int fail_reader(struct ytree *t, yaml_parser_t *p, const char *buf,
 		       size_t len)
@@ -75,6 +83,160 @@ static int check_single_document(struct ytree *t, yaml_parser_t *p,
 	return ret;
 }
 
+/*
+ * libyaml resolves an alias to the node it names, so a document is a graph:
+ * an alias inside its own anchor ("&a [*a]") makes a cycle, and aliases of
+ * aliases multiply ("billion laughs"). One walk in document order finds both
+ * before anything follows the graph: a node met again while still open is a
+ * cycle; a node met again once closed is an alias use and adds its expanded
+ * size. Sizes and heights are kept per node so the walk stays linear.
+ */
+struct graph_walk {
+	struct ytree *t;
+	unsigned char *state;   /* per node id: 0 new, 1 open, 2 closed */
+	size_t *size;           /* expanded size, saturating */
+	unsigned *height;       /* expanded height */
+	size_t alias_nodes;     /* nodes added by alias uses so far */
+};
+
+static int walk_node(struct graph_walk *w, yaml_node_t *parent, int id,
+		     unsigned depth, size_t *ret_size, unsigned *ret_height);
+
+static int walk_child(struct graph_walk *w, yaml_node_t *parent, int id,
+		      unsigned depth, size_t *size, unsigned *height)
+{
+	size_t s = 0;
+	unsigned h = 0;
+	int ret = walk_node(w, parent, id, depth, &s, &h);
+
+	if (ret)
+		return ret;
+	*size = *size + s < *size ? SIZE_MAX : *size + s;
+	if (h + 1 > *height)
+		*height = h + 1;
+	return 0;
+}
+
+static int walk_node(struct graph_walk *w, yaml_node_t *parent, int id,
+		     unsigned depth, size_t *ret_size, unsigned *ret_height)
+{
+	yaml_node_t *n = yaml_document_get_node(&w->t->doc, id);
+	size_t size = 1;
+	unsigned height = 1;
+	int ret = 0;
+
+	if (!n)
+		return 0;
+	if (w->state[id] == 1)
+		return ytree_fail(w->t, parent, 0, "found an alias to the anchored "
+				  "node at line %u, column %u inside that node, "
+				  "expected an alias outside its anchor (no cycles)",
+				  ytree_line(n), ytree_col(n));
+	if (w->state[id] == 2) {
+		w->alias_nodes = w->alias_nodes + w->size[id] < w->alias_nodes ?
+				 SIZE_MAX : w->alias_nodes + w->size[id];
+		if (w->alias_nodes > YTREE_MAX_ALIAS_NODES)
+			return ytree_fail(w->t, parent, 0, "found aliases that expand "
+					  "to more than %u nodes, expected at most %u "
+					  "(is this a \"billion laughs\" document?)",
+					  YTREE_MAX_ALIAS_NODES, YTREE_MAX_ALIAS_NODES);
+		if (depth + w->height[id] > YTREE_MAX_DEPTH)
+			return ytree_fail(w->t, parent, 0, "found values nested more "
+					  "than %u deep through an alias, expected at "
+					  "most %u", YTREE_MAX_DEPTH, YTREE_MAX_DEPTH);
+		*ret_size = w->size[id];
+		*ret_height = w->height[id];
+		return 0;
+	}
+	if (depth >= YTREE_MAX_DEPTH)
+		return ytree_fail(w->t, n, 0, "found values nested more than %u deep, "
+				  "expected at most %u", YTREE_MAX_DEPTH, YTREE_MAX_DEPTH);
+	w->state[id] = 1;
+	if (n->type == YAML_SEQUENCE_NODE) {
+		for (yaml_node_item_t *it = n->data.sequence.items.start;
+		     !ret && it < n->data.sequence.items.top; it++)
+			ret = walk_child(w, n, *it, depth + 1, &size, &height);
+	} else if (n->type == YAML_MAPPING_NODE) {
+		for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+		     !ret && p < n->data.mapping.pairs.top; p++) {
+			ret = walk_child(w, n, p->key, depth + 1, &size, &height);
+			if (!ret)
+				ret = walk_child(w, n, p->value, depth + 1, &size, &height);
+		}
+	}
+	w->state[id] = 2;
+	w->size[id] = size;
+	w->height[id] = height;
+	*ret_size = size;
+	*ret_height = height;
+	return ret;
+}
+
+static int check_graph(struct ytree *t)
+{
+	size_t nnodes = (size_t)(t->doc.nodes.top - t->doc.nodes.start);
+	struct graph_walk w = { t, xcalloc(nnodes + 1, 1),
+				xcalloc(nnodes + 1, sizeof(size_t)),
+				xcalloc(nnodes + 1, sizeof(unsigned)), 0 };
+	size_t size;
+	unsigned height;
+	int ret = ytree_root(t) ? walk_node(&w, NULL, 1, 0, &size, &height) : 0;
+
+	free(w.state);
+	free(w.size);
+	free(w.height);
+	return ret;
+}
+
+/*
+ * libyaml's scanner costs O(depth) per token inside flow collections, so
+ * 60,000 nested '[' take seconds before any document exists: a first pass
+ * over the events stops at the first node nested too deep.
+ */
+static int check_nesting(struct ytree *t, const char *buf, size_t len)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	unsigned depth = 0;
+	int ret = 0;
+	bool done = false;
+
+	if (!yaml_parser_initialize(&parser))
+		return err_set(t->err, ERR_INTERNAL, "%s: cannot start the YAML parser",
+			       t->file);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+	while (!done && !ret) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			ret = fail_load(t, &parser, buf, len);
+			break;
+		}
+		switch (ev.type) {
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if (++depth > YTREE_MAX_DEPTH)
+				ret = err_set(t->err, ERR_INVENTORY, "%s:%zu:%zu: found "
+					      "values nested more than %u deep, "
+					      "expected at most %u", t->file,
+					      ev.start_mark.line + 1,
+					      ev.start_mark.column + 1,
+					      YTREE_MAX_DEPTH, YTREE_MAX_DEPTH);
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			break;
+		case YAML_STREAM_END_EVENT:
+			done = true;
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	return ret;
+}
+
 int ytree_load(struct ytree *t, const char *file, const char *buf, size_t len,
 	       struct err *err)
 {
@@ -87,6 +249,9 @@ int ytree_load(struct ytree *t, const char *file, const char *buf, size_t len,
 	if (!yaml_parser_initialize(&parser))
 		return err_set(err, ERR_INTERNAL, "%s: cannot start the YAML parser", file);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+	ret = check_nesting(t, buf, len);
+	if (ret)
+		goto out;
 	if (!yaml_parser_load(&parser, &t->doc)) {
 		ret = fail_load(t, &parser, buf, len);
 		goto out;
@@ -94,6 +259,8 @@ int ytree_load(struct ytree *t, const char *file, const char *buf, size_t len,
 	t->loaded = true;
 	if (ytree_root(t))
 		ret = check_single_document(t, &parser, buf, len);
+	if (!ret)
+		ret = check_graph(t);
 out:
 	yaml_parser_delete(&parser);
 	return ret;
@@ -221,10 +388,28 @@ bool ytree_is_empty(const yaml_node_t *n)
 	       n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
 }
 
+/* 'text', cut at DESCRIBE_MAX; control characters shown as \xHH, since
+ * messages reach terminals (an ESC in a value must not act there). */
+static char *describe_scalar(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	strbuf_addch(&sb, '\'');
+	for (i = 0; s[i] && i < DESCRIBE_MAX; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c == 0x7f)
+			strbuf_addf(&sb, "\\x%02x", c);
+		else
+			strbuf_addch(&sb, (char)c);
+	}
+	strbuf_addstr(&sb, s[i] ? "...'" : "'");
+	return strbuf_detach(&sb, NULL);
+}
+
 char *ytree_describe(const yaml_node_t *n)
 {
-	const char *s;
-
 	switch (n->type) {
 	case YAML_MAPPING_NODE:
 		return xstrdup("a mapping");
@@ -233,10 +418,7 @@ char *ytree_describe(const yaml_node_t *n)
 	case YAML_SCALAR_NODE:
 		if (ytree_is_empty(n))
 			return xstrdup("an empty value");
-		s = ytree_str(n);
-		if (strlen(s) > DESCRIBE_MAX)
-			return xasprintf("'%.*s...'", DESCRIBE_MAX, s);
-		return xasprintf("'%s'", s);
+		return describe_scalar(ytree_str(n));
 	default:
 		return xstrdup("nothing");
 	}
@@ -348,24 +530,52 @@ static int fail_duplicate(struct ytree *t, yaml_node_t *key, yaml_node_t *first,
 			  ytree_str(key), where, ytree_line(first), ytree_col(first));
 }
 
+struct key_ref {
+	const char *name;
+	size_t i;
+};
+
+static int cmp_key_ref(const void *a, const void *b)
+{
+	const struct key_ref *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * Reports what a pairwise scan in document order would meet first: a bad key,
+ * or a key equal to an earlier one (named with that earlier one). Sorted, so
+ * that a mapping of 100,000 keys is not 5e9 comparisons.
+ */
 int ytree_check_keys(struct ytree *t, yaml_node_t *n, const char *where)
 {
-	size_t len = ytree_map_len(n);
+	size_t len = ytree_map_len(n), bad = len, dup = len, first = 0, m = 0;
+	struct key_ref *refs;
 
 	if (ytree_expect(t, n, Y_MAP, where))
 		return ERR_INVENTORY;
-	for (size_t i = 0; i < len; i++) {
-		yaml_node_t *key = ytree_map_key(t, n, i);
-
-		if (check_key_node(t, key, where))
-			return ERR_INVENTORY;
-		for (size_t j = 0; j < i; j++) {
-			yaml_node_t *prev = ytree_map_key(t, n, j);
-
-			if (!strcmp(ytree_str(prev), ytree_str(key)))
-				return fail_duplicate(t, key, prev, where);
+	for (size_t i = 0; i < len && bad == len; i++)
+		if (ytree_map_key(t, n, i)->type != YAML_SCALAR_NODE ||
+		    !ytree_map_key(t, n, i)->data.scalar.length)
+			bad = i;
+	refs = xmalloc((bad ? bad : 1) * sizeof(*refs));
+	for (size_t i = 0; i < bad; i++)
+		refs[m++] = (struct key_ref){ ytree_str(ytree_map_key(t, n, i)), i };
+	qsort(refs, m, sizeof(*refs), cmp_key_ref);
+	for (size_t k = 1; k < m; k++)
+		if (!strcmp(refs[k].name, refs[k - 1].name) &&
+		    (k < 2 || strcmp(refs[k - 1].name, refs[k - 2].name)) &&
+		    refs[k].i < dup) {
+			dup = refs[k].i;
+			first = refs[k - 1].i;
 		}
-	}
+	free(refs);
+	if (dup < bad)
+		return fail_duplicate(t, ytree_map_key(t, n, dup),
+				      ytree_map_key(t, n, first), where);
+	if (bad < len)
+		return check_key_node(t, ytree_map_key(t, n, bad), where);
 	return 0;
 }
 
@@ -517,19 +727,33 @@ static json_t *plain_scalar(const char *s)
 	return json_string(s);
 }
 
+/* jansson returns NULL (or -1) when it cannot allocate: a value that is
+ * silently missing would be read as "not set", so it is an error here. */
+static json_t *fail_oom(struct ytree *t, yaml_node_t *n, const char *where)
+{
+	ytree_fail(t, n, 0, "out of memory reading %s", where);
+	return NULL;
+}
+
 static json_t *map_to_json(struct ytree *t, yaml_node_t *n, const char *where)
 {
-	json_t *obj = json_object();
+	json_t *obj;
 	size_t len = ytree_map_len(n);
 
 	if (ytree_check_keys(t, n, where))
-		goto fail;
+		return NULL;
+	obj = json_object();
+	if (!obj)
+		return fail_oom(t, n, where);
 	for (size_t i = 0; i < len; i++) {
 		json_t *v = ytree_to_json(t, ytree_map_value(t, n, i), where);
 
 		if (!v)
 			goto fail;
-		json_object_set_new(obj, ytree_str(ytree_map_key(t, n, i)), v);
+		if (json_object_set_new(obj, ytree_str(ytree_map_key(t, n, i)), v)) {
+			fail_oom(t, n, where);
+			goto fail;
+		}
 	}
 	return obj;
 fail:
@@ -537,29 +761,40 @@ fail:
 	return NULL;
 }
 
+static json_t *seq_to_json(struct ytree *t, yaml_node_t *n, const char *where)
+{
+	json_t *arr = json_array();
+
+	if (!arr)
+		return fail_oom(t, n, where);
+	for (size_t i = 0; i < ytree_seq_len(n); i++) {
+		json_t *v = ytree_to_json(t, ytree_seq_item(t, n, i), where);
+
+		if (!v || json_array_append_new(arr, v)) {
+			if (v)
+				fail_oom(t, n, where);
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
 json_t *ytree_to_json(struct ytree *t, yaml_node_t *n, const char *where)
 {
-	json_t *arr;
+	json_t *v;
 
 	switch (n->type) {
 	case YAML_MAPPING_NODE:
 		return map_to_json(t, n, where);
 	case YAML_SEQUENCE_NODE:
-		arr = json_array();
-		for (size_t i = 0; i < ytree_seq_len(n); i++) {
-			json_t *v = ytree_to_json(t, ytree_seq_item(t, n, i), where);
-
-			if (!v) {
-				json_decref(arr);
-				return NULL;
-			}
-			json_array_append_new(arr, v);
-		}
-		return arr;
+		return seq_to_json(t, n, where);
 	case YAML_SCALAR_NODE:
 		if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
-			return plain_scalar(ytree_str(n));
-		return json_string(ytree_str(n));
+			v = plain_scalar(ytree_str(n));
+		else
+			v = json_string(ytree_str(n));
+		return v ? v : fail_oom(t, n, where);
 	default:
 		return json_null();
 	}

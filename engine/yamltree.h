@@ -27,7 +27,11 @@ struct ytree {
 
 /*
  * Parses `buf` as one YAML document. On a syntax error returns ERR_PARSE
- * with "FILE:LINE:COL: ...". Release with ytree_release() either way.
+ * with "FILE:LINE:COL: ...". A document that is not a tree the readers can
+ * walk is refused with ERR_INVENTORY at its FILE:LINE:COL: an alias inside
+ * its own anchor (a cycle), aliases adding more than 100,000 nodes once
+ * followed ("billion laughs"), nesting deeper than 128 (aliases followed).
+ * Release with ytree_release() either way.
  */
 int ytree_load(struct ytree *t, const char *file, const char *buf, size_t len,
 	       struct err *err);
@@ -109,7 +113,8 @@ int ytree_uint(struct ytree *t, yaml_node_t *n, unsigned min, unsigned max,
 /*
  * Converts a subtree to JSON. Plain scalars that look like integers, reals,
  * true/false or null (YAML 1.2 core schema) become those types; quoted ones
- * stay strings. Duplicate keys are errors. Returns NULL on error.
+ * stay strings. Duplicate keys are errors. Returns NULL on error, t->err
+ * always filled (jansson out of memory included).
  */
 json_t *ytree_to_json(struct ytree *t, yaml_node_t *n, const char *where);
 

@@ -60,7 +60,8 @@ static const struct param_spec params[] = {
 	  "--add-kernel-support: auto (when the bundle lists kernels and not the running one), "
 	  "yes or no", valid_auto },
 	{ "dest", PARAM_STRING, "/var/tmp/bringup-ofed", "ofed_dest",
-	  "directory on the host where the tarball goes and is unpacked", NULL },
+	  "directory on the host where the tarball goes and is unpacked; created 0700 for "
+	  "the login user, refused when it is a symlink or another user's", NULL },
 	{ "fw_update", PARAM_BOOL, "false", "ofed_fw_update",
 	  "let the installer update HCA firmware (off: --without-fw-update); new firmware "
 	  "runs after a reboot", NULL },
@@ -425,18 +426,31 @@ static int install_from_repo(struct mod_ctx *mc)
 	return rc ? rc : restart_stack(mc);
 }
 
+/* The tarball's directory: ours alone, or the stage stops (ofed/dest-dir.sh). */
+static int dest_dir(struct mod_ctx *mc)
+{
+	const char *args[] = { mod_param_str(mc, "dest"), NULL };
+	struct cmd_result res;
+	int rc = mod_script(mc, "ofed/dest-dir.sh", args, &res);
+
+	if (!rc && res.exit_status != 0) {
+		strbuf_rtrim(&res.err);
+		rc = mod_fail(mc, ERR_STATE, "%s", res.err.len ? res.err.buf :
+			      "cannot create the tarball's directory");
+	}
+	cmd_result_release(&res);
+	return rc;
+}
+
 static int ofed_apply(struct mod_ctx *mc)
 {
-	const char *mkdir_[] = { "mkdir", "-p", mod_param_str(mc, "dest"), NULL };
-	struct cmd_result res;
 	int rc;
 
 	if (*mod_get(mc, "pending_reboot"))
 		return reboot_if_needed(mc, mod_get(mc, "pending_reboot"));
 	if (from_repo(mc))
 		return install_from_repo(mc);
-	rc = mod_exec_ok(mc, mkdir_, NULL, &res);
-	cmd_result_release(&res);
+	rc = dest_dir(mc);
 	if (!rc && !strcmp(mod_get(mc, "upload"), "yes"))
 		rc = mod_upload(mc, mod_param_str(mc, "tarball"), mod_get(mc, "remote"), 0644);
 	return rc ? rc : run_installer(mc);

@@ -5,6 +5,8 @@
  * built here from the nv_peer_memory sources against the running kernel
  * (kernel-devel on RHEL, linux-headers on Debian and Ubuntu, must match;
  * an RPM built with rpmbuild, or DKMS packages with dpkg-buildpackage).
+ * A host without the sources gets them from `tarball` (an air-gap
+ * bundle's, set by deploy --from-bundle), uploaded and unpacked first.
  * Either way the module is listed in
  * /etc/modules-load.d so that it comes back after a reboot, and verify
  * reads lsmod: loaded, and bound to ib_core and nvidia (it appears among
@@ -34,6 +36,9 @@ static const struct param_spec params[] = {
 	  "seconds building and installing nv_peer_mem may take", NULL },
 	{ "source", PARAM_STRING, "/usr/src/nv_peer_memory", "peermem_source",
 	  "nv_peer_memory source tree on the host (for building nv_peer_mem)", NULL },
+	{ "tarball", PARAM_STRING, "", "peermem_tarball",
+	  "nv_peer_memory sources as a .tar.gz on the admin host, uploaded and unpacked into "
+	  "source where the host lacks them (deploy --from-bundle sets it)", NULL },
 	{ NULL },
 };
 
@@ -75,9 +80,10 @@ static int plan_install(struct mod_ctx *mc, const char *out)
 		strbuf_addf(&why, "%s is not available for kernel %s: it ships with GPU driver 470 "
 			    "and later, built against the installed OFED (reinstall the driver "
 			    "after OFED, or use module nv_peer_mem)", m, kernel.buf);
-	else if (!probe_is(out, "source", "yes"))
+	else if (!probe_is(out, "source", "yes") && !*mod_param_str(mc, "tarball"))
 		strbuf_addf(&why, "cannot build nv_peer_mem: no nv_peer_memory sources at %s "
-			    "(clone https://github.com/Mellanox/nv_peer_memory there)",
+			    "(clone https://github.com/Mellanox/nv_peer_memory there, or deploy "
+			    "--from-bundle a bundle made with --peermem)",
 			    mod_param_str(mc, "source"));
 	if (why.len && !mod_checking(mc)) {
 		rc = mod_fail(mc, ERR_STATE, "%s", why.buf);
@@ -93,6 +99,12 @@ static int plan_install(struct mod_ctx *mc, const char *out)
 			mod_change(mc, NULL, "install kernel-devel-%s and kernel-headers-%s",
 				   kernel.buf, kernel.buf);
 		mod_set(mc, "headers", "yes");
+	}
+	if (builds(mc) && !probe_is(out, "source", "yes") && *mod_param_str(mc, "tarball")) {
+		mod_change(mc, NULL, "upload %s and unpack it into %s (the host has no "
+			   "nv_peer_memory sources)", mod_param_str(mc, "tarball"),
+			   mod_param_str(mc, "source"));
+		mod_set(mc, "unpack", "yes");
 	}
 	if (builds(mc)) {
 		mod_change(mc, NULL, "build and install nv_peer_mem from %s for kernel %s",
@@ -139,6 +151,35 @@ static int install_headers(struct mod_ctx *mc)
 	return rc;
 }
 
+/*
+ * The sources from peermem_tarball (an air-gap bundle's), where the host
+ * has none: uploaded beside the source directory, unpacked into it
+ * (peermem/unpack-sources.sh), the upload removed.
+ */
+static int unpack_sources(struct mod_ctx *mc)
+{
+	const char *src = mod_param_str(mc, "source");
+	char *remote = xasprintf("%s.bringup.tar.gz", src);
+	const char *args[] = { remote, src, NULL };
+	struct cmd_result res;
+	int rc;
+
+	mod_note(mc, "unpacking nv_peer_memory sources from %s into %s",
+		 mod_param_str(mc, "tarball"), src);
+	rc = mod_upload(mc, mod_param_str(mc, "tarball"), remote, 0600);
+	if (!rc) {
+		rc = mod_script(mc, "peermem/unpack-sources.sh", args, &res);
+		if (!rc && res.exit_status != 0) {
+			strbuf_rtrim(&res.err);
+			rc = mod_fail(mc, ERR_REMOTE, "unpacking the nv_peer_memory sources into %s "
+				      "failed (exit %d): %s", src, res.exit_status, res.err.buf);
+		}
+		cmd_result_release(&res);
+	}
+	free(remote);
+	return rc;
+}
+
 static int peermem_check(struct mod_ctx *mc)
 {
 	const char *m = mod_param_str(mc, "module");
@@ -152,6 +193,7 @@ static int peermem_check(struct mod_ctx *mc)
 		goto out;
 	}
 	mod_set(mc, "build", "no");
+	mod_set(mc, "unpack", "no");
 	mod_set(mc, "headers", "no");
 	mod_set(mc, "load", "no");
 	if (!probe_is(res.out.buf, "loaded", "yes")) {
@@ -178,6 +220,8 @@ static int peermem_apply(struct mod_ctx *mc)
 	/* Persisted last: a failed build leaves nothing behind that boots into it. */
 	if (!strcmp(mod_get(mc, "headers"), "yes"))
 		rc = install_headers(mc);
+	if (!rc && !strcmp(mod_get(mc, "unpack"), "yes"))
+		rc = unpack_sources(mc);
 	if (!rc && !strcmp(mod_get(mc, "build"), "yes")) {
 		mod_note(mc, "building nv_peer_mem from %s", args[0]);
 		rc = mod_script_timeout(mc, "peermem/build-nv-peer-mem.sh", args,

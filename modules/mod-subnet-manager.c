@@ -43,6 +43,21 @@ static const char *valid_priority(const char *v)
 	return *v && !*end && n <= 15 ? NULL : "an SM priority from 0 to 15";
 }
 
+/*
+ * smnode lands in CLI lines ("ib smnode NAME enable"): a newline, ESC or
+ * blank there would send another command or edit the line. MLNX-OS names
+ * are host names, as the prompt shows them.
+ */
+static const char *valid_smnode(const char *v)
+{
+	size_t n = strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			  "0123456789-_.");
+
+	return v[n] || *v == '-' || n > 64 ?
+	       "a switch SM node name (letters, digits, '-', '_', '.'; no blanks or "
+	       "control characters)" : NULL;
+}
+
 static const struct param_spec params[] = {
 	{ "backend", PARAM_STRING, "opensm", "sm_backend",
 	  "where the SM runs: opensm on the stage's hosts, or switch (a managed "
@@ -57,7 +72,7 @@ static const struct param_spec params[] = {
 	  "seconds to wait for a master and ACTIVE ports after starting opensm", NULL },
 	{ "smnode", PARAM_STRING, "", "sm_smnode",
 	  "backend switch: the switch's SM node name (empty: the name its CLI prompt shows)",
-	  NULL },
+	  valid_smnode },
 	{ "standby_priority", PARAM_STRING, "13", "sm_standby_priority",
 	  "the standby SMs' priority, lower than the master's", valid_priority },
 	{ "virt", PARAM_BOOL, "true", "sm_virt",

@@ -91,6 +91,29 @@ const char *param_check(const struct param_spec *p, const json_t *value);
 const char *mod_host(const struct mod_ctx *mc);
 bool mod_checking(const struct mod_ctx *mc);          /* --check: change nothing */
 
+/*
+ * For a run_once module that acts for a whole group of hosts (GPFS
+ * administration on a manager node): every host of this run (inventory
+ * order, --limit applied) as a JSON array of objects {"name", "roles":
+ * [group names], "vars": {...}, "hcas": [{"name", "port", "link_layer"}],
+ * "failed": "why"} ("failed" only where an earlier stage failed on the host,
+ * so that it is left out). Borrowed; NULL in per-host and local stages.
+ */
+const json_t *mod_run_hosts(const struct mod_ctx *mc);
+/*
+ * Records KEY = VALUE in the run's state (journal.json "state"), where a
+ * later stage or tool reads what this one found (a cluster ID, a mount path).
+ */
+void mod_record(struct mod_ctx *mc, const char *key, const char *value);
+/*
+ * A run_once module acting for several hosts: fails `host` alone at this
+ * stage with the message (its cell shows it; later stages leave it out, and
+ * mod_run_hosts marks it failed from now on), while the module goes on for
+ * the others and may still succeed.
+ */
+void mod_fail_host(struct mod_ctx *mc, const char *host, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Typed parameters; names must be in the module's spec (else abort). */
 const char *mod_param_str(const struct mod_ctx *mc, const char *name);
 bool mod_param_bool(const struct mod_ctx *mc, const char *name);

@@ -11,6 +11,12 @@ extern const struct stage_module mod_memlock;
 extern const struct stage_module mod_nouveau;
 extern const struct stage_module mod_ofed;
 extern const struct stage_module mod_peermem;
+extern const struct stage_module mod_scale_cluster;
+extern const struct stage_module mod_scale_install;
+extern const struct stage_module mod_scale_node;
+extern const struct stage_module mod_scale_rdma;
+extern const struct stage_module mod_scale_remote_mount;
+extern const struct stage_module mod_scale_tune;
 extern const struct stage_module mod_selinux_ib;
 extern const struct stage_module mod_subnet_manager;
 
@@ -19,6 +25,12 @@ const struct stage_module *const stage_modules[] = {
 	&mod_nouveau,
 	&mod_ofed,
 	&mod_peermem,
+	&mod_scale_cluster,
+	&mod_scale_install,
+	&mod_scale_node,
+	&mod_scale_rdma,
+	&mod_scale_remote_mount,
+	&mod_scale_tune,
 	&mod_selinux_ib,
 	&mod_subnet_manager,
 };

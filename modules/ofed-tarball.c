@@ -1,8 +1,9 @@
 /*
  * MLNX_OFED tarballs read with libarchive on the admin host (ofed-tarball.h):
  * one pass over the entries for the top directory and the small files that
- * say what the bundle is, the checksum from sha256sum(1), and a cache so
- * that every host of a stage shares one reading.
+ * say what the bundle is, the checksum (ssh.h's upload_local_sha256, which
+ * the upload then reuses), and a cache so that every host of a stage shares
+ * one reading.
  */
 #include "ofed-tarball.h"
 
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../engine/ssh.h"
 #include "../engine/xalloc.h"
 
 /* Bigger than any of the small files we read: a bundle is not trusted. */
@@ -205,23 +207,14 @@ out:
 	return rc;
 }
 
+/* The same cached reading the upload compares each host's copy with. */
 static int sha256_of(const char *file, char **ret, struct err *err)
 {
-	struct strbuf cmd = STRBUF_INIT;
 	char hex[65];
-	FILE *p;
-	int rc = 0;
+	int rc = upload_local_sha256(file, hex, err);
 
-	strbuf_addstr(&cmd, "exec sha256sum -- ");
-	strbuf_addshquoted(&cmd, file);
-	p = popen(cmd.buf, "r");
-	if (!p || fscanf(p, "%64[0-9a-f]", hex) != 1 || strlen(hex) != 64)
-		rc = err_set(err, ERR_IO, "%s: cannot compute its SHA-256", file);
-	if (p && pclose(p) != 0 && !rc)
-		rc = err_set(err, ERR_IO, "%s: sha256sum failed", file);
 	if (!rc)
 		*ret = xstrdup(hex);
-	strbuf_release(&cmd);
 	return rc;
 }
 

@@ -4,6 +4,7 @@
  * each node's sshd_config and fstab). Pure functions: no file is touched here.
  */
 #include "sim.h"
+#include "sim-int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -288,6 +289,23 @@ static void inventory_cluster(struct strbuf *out, const struct sim *s)
 	yaml_hca_list(out, p, "compute");
 	strbuf_addstr(out, "    storage_hcas: ");
 	yaml_hca_list(out, p, "storage");
+	/* Spectrum Scale, as sim-init-gpfs builds it: the client cluster is
+	 * named after node 0 (mmcrcluster's default), the remote ESS3000 and
+	 * its key, the installer in D/cluster/scale (GPFS_VERSION of
+	 * sim/tools/sim-gpfs-lib.sh). */
+	strbuf_addf(out,
+		    "    gpfs_cluster_name: \"%s\"\n"
+		    "    gpfs_installer: \"%s/cluster/scale/%s\"\n"
+		    "    gpfs_remote_cluster: %s\n"
+		    "    gpfs_remote_contact_nodes: [%s]\n"
+		    "    gpfs_remote_filesystem: %s\n"
+		    "    gpfs_remote_key: \"%s/cluster/scale/ess3000.pub\"\n"
+		    "    gpfs_mount_point: /gpfs/%s\n"
+		    "    scale_filesystem: %s\n"
+		    "    gpfs_common_config:\n"
+		    "      maxMBpS: 20000\n",
+		    s->nodes[0].name, s->dir, SIM_GPFS_VERSION, SIM_GPFS_REMOTE,
+		    SIM_GPFS_CONTACTS, SIM_GPFS_FS, s->dir, SIM_GPFS_FS, SIM_GPFS_FS);
 }
 
 static void inventory_hardware(struct strbuf *out, const struct sim_profile *p)
@@ -356,6 +374,16 @@ void sim_format_inventory(struct strbuf *out, const struct sim *s)
 	strbuf_addstr(out, "\ngroups:\n");
 	inventory_group(out, s, "gpu_worker", s->n);
 	inventory_group(out, s, "scale_client", s->n);
+	/* the Redpaper's node class for the GPU nodes: dgx (hgx on HGX) */
+	strbuf_addf(out, "    vars:\n      gpfs_nodeclass: %s\n", s->profile->host_prefix);
+	/* the Redpaper's [dgx] tuning, scaled to what the sim holds; verbsPorts
+	 * is left to bringup, which derives it from the HCAs */
+	strbuf_addstr(out, "      gpfs_config:\n"
+			   "        pagepool: 16G\n"
+			   "        workerThreads: 1024\n"
+			   "        maxFilesToCache: 1M\n"
+			   "        maxStatCache: 1M\n"
+			   "        ignorePrefetchLUNCount: \"yes\"\n");
 	inventory_group(out, s, "scale_quorum", 3);
 	inventory_group(out, s, "scale_manager", 2);
 	if (!s->with_switch) {
@@ -390,7 +418,7 @@ void sim_format_sshd_config(struct strbuf *out, const struct sim *s, unsigned i,
 		    "ListenAddress %s:%u\n"
 		    "HostKey \"%s/ssh_host_ed25519_key\"\n"
 		    "PidFile \"%s/sshd.pid\"\n"
-		    "AuthorizedKeysFile \"%s/authorized_keys\"\n"
+		    "AuthorizedKeysFile \"%s/authorized_keys\"%s%s%s\n"
 		    "PasswordAuthentication no\n"
 		    "KbdInteractiveAuthentication no\n"
 		    "UsePAM no\n"
@@ -401,9 +429,12 @@ void sim_format_sshd_config(struct strbuf *out, const struct sim *s, unsigned i,
 		    "UseDNS no\n"
 		    "X11Forwarding no\n"
 		    "MaxSessions 64\n"
-		    "MaxStartups 200:30:400\n"
+		    "MaxStartups 10:30:100\n"
 		    "LoginGraceTime 30\n",
-		    nd->name, s->dir, nd->addr, s->port, nd->dir, nd->dir, sw ? nd->dir : s->dir);
+		    nd->name, s->dir, nd->addr, s->port, nd->dir, nd->dir, sw ? nd->dir : s->dir,
+		    /* Node-to-node logins (mpirun): the node's own copy of the
+		     * cluster's peer key, which peer-ssh-denied moves aside. */
+		    sw ? "" : " \"", sw ? "" : nd->dir, sw ? "" : "/peer_authorized_keys\"");
 	/* OpenSSH 9.8 penalises sources that fail or drop connections; every
 	 * test run connects from 127.0.0.1, so that would lock tests out. */
 	if (per_source_penalties)
@@ -435,13 +466,21 @@ void sim_format_fstab(struct strbuf *out, const struct sim *s, unsigned i)
 	strbuf_addf(out, "%s/cluster /run/bringup-sim/cluster none bind,X-mount.mkdir 0 0\n",
 		    s->dir);
 	strbuf_addf(out, "%s/bin /run/bringup-sim/bin none bind,X-mount.mkdir 0 0\n", s->dir);
+	/* Every node, read-only: what subnet management packets reach
+	 * (iblinkinfo walks the whole fabric from any node). */
+	strbuf_addf(out, "%s/nodes /run/bringup-sim/fabric none bind,ro,X-mount.mkdir 0 0\n",
+		    s->dir);
 	/* The node's own boot id, which a simulated reboot renews. */
 	strbuf_addstr(out, "/run/bringup-sim/node/state/boot_id /proc/sys/kernel/random/boot_id "
 			   "none bind 0 0\n");
+	/* Each login mounts the overlays again, and a mount empties its
+	 * workdir's work/: a shared workdir pulled it from under another
+	 * login's copy-up or whiteout (mkdir: ENOENT). sim-shell puts its
+	 * own login id for SIM_LOGIN_MARK and makes the directories. */
 	for (unsigned k = 0; k < ARRAY_SIZE(overlays); k++)
 		strbuf_addf(out,
-			    "sim-%s /%s overlay lowerdir=/%s,upperdir=%s/root/%s,workdir=%s/work/%s "
-			    "0 0\n",
+			    "sim-%s /%s overlay lowerdir=/%s,upperdir=%s/root/%s,workdir=%s/work/"
+			    SIM_LOGIN_MARK "/%s 0 0\n",
 			    overlays[k], overlays[k], overlays[k], nd, overlays[k], nd, overlays[k]);
 	/* Last: the node dir itself may live under the host's /tmp. */
 	strbuf_addf(out, "%s/tmp /tmp none bind 0 0\n", nd);

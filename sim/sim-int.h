@@ -14,6 +14,8 @@
 #include "../engine/strbuf.h"
 
 #define SIM_TOKEN_VAR "BRINGUP_SIM_TOKEN"
+/* In a node's fstab, where sim-shell puts its login's own id (overlay workdirs). */
+#define SIM_LOGIN_MARK "@LOGIN@"
 
 struct sim;
 

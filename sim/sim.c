@@ -39,7 +39,7 @@ static const char *const sftp_paths[] = {
 };
 static const char *const node_subdirs[] = {
 	"state", "faults", "log", "root/etc", "root/usr", "root/var", "root/opt", "root/boot",
-	"work/etc", "work/usr", "work/var", "work/opt", "work/boot", NULL,
+	"work", NULL,
 };
 
 static const char *first_existing(const char *const *paths)
@@ -698,6 +698,8 @@ static int start_all_sshds(struct sim *s, char *const *envp, struct err *err)
 			ret = sim_start_sshds(s, idx, nn, envp, &bind_failed, err);
 		if (!ret || !bind_failed || attempt >= 8)
 			break;
+		/* The lost race is not this run's error: the next port may win. */
+		err_clear(err);
 		sim_down(s->dir, NULL, NULL);
 		from = s->port + 1;
 		/* Two clusters that probed at once lose to each other on every
@@ -709,6 +711,52 @@ static int start_all_sshds(struct sim *s, char *const *envp, struct err *err)
 		sim_sleep_ms(10 + r % 64u);
 	}
 	free(idx);
+	return ret;
+}
+
+/*
+ * Node-to-node SSH as a cluster admin sets it up for mpirun: one key for
+ * root shared by the nodes (D/cluster/ssh/id_ed25519, which sim-node-init's
+ * ssh_config.d file names), every node's host key under its name and
+ * address (D/cluster/ssh/known_hosts), and the key in each compute node's
+ * own NODE/peer_authorized_keys (sshd's second AuthorizedKeysFile), which
+ * the peer-ssh-denied fault moves aside.
+ */
+static int write_peer_ssh(const struct sim *s, char *const *host_pubs, struct err *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = xasprintf("%s/cluster/ssh", s->dir);
+	char *pub = NULL;
+	int ret = simfs_mkdirs(path, 0755, err);
+
+	free(path);
+	path = xasprintf("%s/cluster/ssh/id_ed25519", s->dir);
+	if (!ret)
+		ret = write_keypair(path, "root@sim-cluster", &pub, err);
+	free(path);
+	for (unsigned i = 0; !ret && i < sim_nnodes(s); i++) {
+		const struct sim_node *nd = &s->nodes[i];
+
+		if (s->port == 22)
+			strbuf_addf(&sb, "%s,%s %s\n", nd->name, nd->addr, host_pubs[i]);
+		else
+			strbuf_addf(&sb, "[%s]:%u,[%s]:%u %s\n", nd->name, s->port, nd->addr,
+				    s->port, host_pubs[i]);
+	}
+	path = xasprintf("%s/cluster/ssh/known_hosts", s->dir);
+	if (!ret)
+		ret = write_text(path, &sb, 0644, err);
+	free(path);
+	strbuf_reset(&sb);
+	if (pub)
+		strbuf_addf(&sb, "%s root@sim-cluster\n", pub);
+	for (unsigned i = 0; !ret && i < s->n; i++) {
+		path = xasprintf("%s/peer_authorized_keys", s->nodes[i].dir);
+		ret = write_text(path, &sb, 0644, err);
+		free(path);
+	}
+	free(pub);
+	strbuf_release(&sb);
 	return ret;
 }
 
@@ -732,6 +780,8 @@ static int write_client_files(const struct sim *s, char *const *host_pubs, struc
 		ret = write_text(path, &sb, 0644, err);
 		free(path);
 	}
+	if (!ret)
+		ret = write_peer_ssh(s, host_pubs, err);
 	strbuf_reset(&sb);
 	for (unsigned i = 0; !ret && i < sim_nnodes(s); i++) {
 		if (s->port == 22)

@@ -24,6 +24,15 @@
  * a typo such as -n 100000 from spawning a machine's worth of sshds. */
 #define SIM_MAX_NODES 1024
 #define SIM_ADDRS_PER_NET 250
+/* Spectrum Scale of the simulated cluster (sim/tools/sim-gpfs-lib.sh and
+ * sim-init-gpfs hold the same values): the release the installer in
+ * D/cluster/scale carries, and the remote storage cluster that owns the
+ * file system the client cluster mounts. */
+#define SIM_GPFS_VERSION "5.0.4.3"
+#define SIM_GPFS_REMOTE "ess3000.bda.scale.ibm.com"
+#define SIM_GPFS_CONTACTS "fscc-fab3-3-a-priv.bda.scale.com, fscc-fab3-3-b-priv.bda.scale.com"
+#define SIM_GPFS_FS "ess3000_4M"
+
 /* The managed InfiniBand switch `sim up --switch` adds after the nodes. */
 #define SIM_SWITCH_NAME "ibsw01"
 

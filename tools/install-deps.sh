@@ -1,13 +1,25 @@
 #!/bin/sh
 # Installs what bringup needs to build and test on Debian 12 (bookworm):
-# the compiler, the libraries (pkg-config names them in the Makefile), and
-# OpenSSH + util-linux for the simulated cluster. Does nothing when all of
+# the compiler, the libraries (pkg-config names them in the Makefile),
+# OpenSSH + util-linux for the simulated cluster, python3-paramiko for the
+# scripted SSH servers of the tests (tests/tools/), and clang with libFuzzer's
+# runtime for `make fuzz`, debhelper, lintian and fakeroot for `make deb` (zsh
+# so that t1400 parses the zsh completion), python3-jsonschema
+# + python3-yaml to check rendered manifests against the upstream schemas
+# (tests/tools/kube-check.py), tmux to drive the TUI in tests. Does nothing when all of
 # it is there already; uses sudo when not run as root.
 set -eu
 PKGS="build-essential pkg-config git ca-certificates
 libssh-dev libyaml-dev libarchive-dev libcurl4-openssl-dev libncurses-dev
 libcmocka-dev libibverbs-dev libjansson-dev
-openssh-server openssh-client util-linux procps python3 time libxml2-utils"
+openssh-server openssh-client util-linux procps python3 python3-paramiko time libxml2-utils
+clang libclang-rt-14-dev
+debhelper lintian fakeroot zsh
+python3-jsonschema python3-yaml
+tmux"
+# openmpi-bin: the real mpirun/orted that validate's multi-node NCCL runs use
+# on the simulated nodes (t1150).
+PKGS="$PKGS openmpi-bin"
 
 missing=""
 for p in $PKGS; do

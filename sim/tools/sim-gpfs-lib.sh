@@ -9,13 +9,29 @@
 # Cluster state, under $C/gpfs/ (read-modify-write under flock $C/gpfs/.lock):
 #   hosts                 "name address" of every simulated node (for -N)
 #   installed/NAME        nodes with GPFS installed (mmaddnode checks it)
+#   gpl/NAME              the kernel NAME's portability layer was built for (mmbuildgpl)
 #   cluster               NAME ID RSH RCP AUTOLOAD (absent: no cluster)
 #   nodes                 "number name address designation license"
-#   daemon/NAME           active | down
-#   config                "label<TAB>attribute<TAB>value", label common or the -N value
-#   remote                "cluster<TAB>contact nodes<TAB>sha digest"
+#   nodeclass             "class<TAB>member,member,..." (mmcrnodeclass)
+#   daemon/NAME           active | down | starting EPOCH (arbitrating for
+#                         GPFS_ARBITRATE_S seconds, then active when quorum holds)
+#   loaded/NAME           "attribute value" the node's daemon runs with (its
+#                         configuration at mmstartup, plus mmchconfig -i/-I)
+#   config                "label<TAB>attribute<TAB>value", label common, a node class or a node
+#   auth                  "SHA CIPHERLIST" of this cluster's key (mmauth genkey new)
+#   remote                "cluster<TAB>contact nodes<TAB>sha digest of the key given with -k"
 #   remotefs              "local<TAB>remote<TAB>cluster<TAB>mount point<TAB>options<TAB>automount"
 #   mounts/FS             names of the nodes that have FS mounted
+#   faults/KIND.NAME      cluster-wide view of node faults (gpfs-down, quorum-loss)
+# The remote storage cluster (state only, no sshd), under $C/gpfs/storage/:
+#   cluster               NAME ID
+#   nodes                 "address name designation" (its NSD servers, the contact nodes)
+#   key                   its public key (what gpfs_remote_key names); SHA = sha256 of it
+#   fs                    "device uid blocksize" of the file systems it owns
+#   faults/remote-key-refused  it refuses every client key
+# The storage side has pre-authorized any client cluster that holds a key
+# (its admin's mmauth add/grant, done out of band); a client mounts when its
+# mmremotecluster key is the storage key, it has a key and no fault refuses.
 
 case $0 in */*) SIM_BIN=${0%/*};; *) SIM_BIN=.;; esac
 . "$SIM_BIN/sim-lib.sh"
@@ -28,7 +44,7 @@ gpfs_setup() {
 	G=$C/gpfs
 	[ -d "$G/installed" ] && [ -d "$G/daemon" ] && [ -d "$G/mounts" ] ||
 		mkdir -p "$G/installed" "$G/daemon" "$G/mounts"
-	for _f in "$G/hosts" "$G/config" "$G/remote" "$G/remotefs"; do
+	for _f in "$G/hosts" "$G/config" "$G/remote" "$G/remotefs" "$G/nodeclass"; do
 		[ -e "$_f" ] || touch "$_f"
 	done
 }
@@ -115,15 +131,38 @@ gpfs_resolve() {
 	awk -v x="$1" '$1 == x || $2 == x || index($1, x ".") == 1 { print $1, $2; exit }' "$G/hosts"
 }
 
-# gpfs_node_list SPEC: node names of -N SPEC (comma list, "all", or a
-# node file of descriptors), one a line. Designations after ':' are kept.
+# gpfs_node_list SPEC: node names of -N SPEC (comma list, "all", a node
+# file of descriptors, node classes and the system classes quorumnodes,
+# managernodes, nonquorumnodes, clientnodes), one a line. Designations
+# after ':' are kept. One awk for all of it.
 gpfs_node_list() {
 	if [ "$1" = all ]; then
 		awk '{ print $2 }' "$G/nodes"
 	elif [ -f "$1" ]; then
 		sed 's/#.*//; /^[[:space:]]*$/d; s/[[:space:]]//g' "$1"
 	else
-		echo "$1" | tr ',' '\n'
+		[ -f "$G/nodeclass" ] || : >"$G/nodeclass"
+		awk -v spec="$1" -v ncf="$G/nodeclass" '
+		FILENAME == ncf { split($0, f, "\t"); cls[f[1]] = f[2]; next }
+		{ name[NR] = $2; des[NR] = $4; n = NR }
+		function sys(k, i, d) {
+			for (i = 1; i <= n; i++) {
+				d = des[i]
+				if (k == "quorumnodes" && d ~ /quorum/ || k == "managernodes" && d ~ /manager/ ||
+				    k == "nonquorumnodes" && d !~ /quorum/ || k == "clientnodes" && d !~ /manager/ ||
+				    k == "all")
+					print name[i]
+			}
+		}
+		END {
+			k = split(spec, item, ",")
+			for (j = 1; j <= k; j++) {
+				x = item[j]
+				if (x ~ /^(all|quorumnodes|managernodes|nonquorumnodes|clientnodes)$/) sys(x)
+				else if (x in cls) { m = split(cls[x], mem, ","); for (i = 1; i <= m; i++) print mem[i] }
+				else print x
+			}
+		}' "$G/nodeclass" "$([ -f "$G/nodes" ] && echo "$G/nodes" || echo /dev/null)"
 	fi
 }
 
@@ -133,11 +172,21 @@ gpfs_targets() {
 	if [ "$1" = 1 ]; then
 		gpfs_node_list all
 	elif [ -n "$2" ]; then
-		for n in $(gpfs_node_list "$2"); do
-			r=$(gpfs_resolve "${n%%:*}")
-			[ -n "$r" ] || gpfs_fail "Incorrect node ${n%%:*} specified for command."
-			echo "${r%% *}"
-		done
+		# one awk resolves the whole list (as gpfs_resolve does each name)
+		_tg=$(gpfs_node_list "$2" | awk -v hosts="$G/hosts" '
+		FILENAME == hosts { name[++n] = $1; addr[n] = $2; next }
+		{
+			x = $0; sub(/:.*/, "", x); r = ""
+			for (i = 1; i <= n; i++)
+				if (name[i] == x || addr[i] == x || index(name[i], x ".") == 1) { r = name[i]; break }
+			if (r == "") { print "!" x; exit }
+			print r
+		}' "$G/hosts" -)
+		case $_tg in
+		'!'* | *'
+!'*) _tg=${_tg##*!}; gpfs_fail "Incorrect node $_tg specified for command.";;
+		esac
+		[ -z "$_tg" ] || echo "$_tg"
 	else
 		echo "$NODE_NAME"
 	fi
@@ -199,6 +248,26 @@ gpfs_license_warning() {
 	echo "    Use the mmchlicense command to designate licenses as needed."
 }
 
+# gpfs_storage_make NAME ID FS:UID:BLOCKSIZE ADDR:NODE...: (re)writes the
+# remote storage cluster (see the layout above); its key is a function of
+# its name, so every sim up makes the same one.
+gpfs_storage_make() {
+	_sm_d=$G/storage
+	mkdir -p "$_sm_d/faults"
+	echo "$1 $2" >"$_sm_d/cluster"
+	{
+		echo "-----BEGIN PUBLIC KEY-----"
+		printf '%s' "$1" | sha512sum | cut -c1-64
+		echo "-----END PUBLIC KEY-----"
+	} >"$_sm_d/key"
+	_sm_fs=$3
+	shift 3
+	# FS:UID:BLOCKSIZE, the UID itself being HEX:HEX
+	echo "${_sm_fs%%:*} ${_sm_fs#*:}" | sed 's/:\([0-9]*\)$/ \1/' >"$_sm_d/fs"
+	: >"$_sm_d/nodes"
+	for _sm_n; do echo "${_sm_n%%:*} ${_sm_n#*:} quorum-manager" >>"$_sm_d/nodes"; done
+}
+
 # --- commands ----------------------------------------------------------------
 
 mmlscluster() {
@@ -242,6 +311,65 @@ gpfs_lscluster_table() {
 	}'
 }
 
+# How long a started daemon arbitrates before it can be active: more than
+# this many whole seconds (so 1 gives 1-2 s).
+GPFS_ARBITRATE_S=${SIM_GPFS_ARBITRATE_S:-1}
+
+# gpfs_load_states: STATES ("\nname state\n" for every member: active,
+# arbitrating or down), QUORUM_NEED (majority of the quorum nodes),
+# QUORUM_UP (quorum nodes whose daemon runs), UP (active nodes). A started
+# daemon arbitrates first; every running daemon stays arbitrating while
+# fewer than a majority of the quorum nodes run. Faults: gpfs-down.NAME
+# keeps NAME's daemon down; quorum-loss names the one quorum node left.
+gpfs_load_states() {
+	NOW=${NOW:-$(date +%s)}
+	# one awk for the table, the daemon files and the faults: the shell
+	# reads a byte per system call, and the table grows with the cluster
+	STATES=$(awk -v now="$NOW" -v arb="$GPFS_ARBITRATE_S" -v g="$G" '
+	function exists(f,   r, l) { r = (getline l < f); close(f); return r >= 0 }
+	{
+		name[NR] = $2; r = "down"; f = g "/daemon/" $2
+		if ((getline l < f) > 0) {
+			split(l, w, " ")
+			if (w[1] == "active") r = "up"
+			else if (w[1] == "starting") r = (now - w[2] > arb) ? "up" : "arb"
+		}
+		close(f)
+		if (exists(g "/faults/gpfs-down." $2)) r = "down"
+		if ($4 ~ /quorum/) {
+			qt++
+			if (keep != "" && keep != $2) r = "down"
+			if (r != "down") qu++
+		}
+		raw[NR] = r
+	}
+	BEGIN { kf = g "/faults/quorum-loss"; if ((getline keep < kf) <= 0) keep = ""; close(kf) }
+	END {
+		need = int(qt / 2) + 1; ok = (qt == 0 || qu >= need); up = 0
+		for (i = 1; i <= NR; i++) {
+			r = raw[i]
+			if (r == "up") { if (ok) { r = "active"; up++ } else r = "arbitrating" }
+			else if (r == "arb") r = "arbitrating"
+			print name[i], r
+		}
+		print "#", need, qu + 0, up
+	}' "$G/nodes")
+	_ls_t=${STATES##*"# "}
+	QUORUM_NEED=${_ls_t%% *} _ls_t=${_ls_t#* }
+	QUORUM_UP=${_ls_t%% *} UP=${_ls_t#* }
+	STATES="
+${STATES%"# "*}"
+}
+
+# gpfs_state_get VAR NAME: VAR=NAME's state from STATES (gpfs_load_states).
+gpfs_state_get() {
+	_sg=${STATES#*"
+$2 "}
+	if [ "$_sg" = "$STATES" ]; then _sg=unknown; else _sg=${_sg%%"
+"*}; fi
+	eval "$1=\$_sg"
+}
+
 mmgetstate() {
 	all=0 nodes= long=0
 	while [ $# -gt 0 ]; do
@@ -257,6 +385,7 @@ mmgetstate() {
 	else
 		targets=$(gpfs_targets "$all" "$nodes") || exit 1
 	fi
+	gpfs_load_states
 	echo
 	if [ "$long" = 1 ]; then
 		echo " Node number  Node name       Quorum  Nodes up  Total nodes  GPFS state    Remarks"
@@ -266,8 +395,10 @@ mmgetstate() {
 		echo "-------------------------------------------"
 	fi
 	if gpfs_nodes_sorted; then
+		quorum=$QUORUM_NEED up=$UP
 		gpfs_getstate_rows <"$G/nodes"
 	else
+		quorum=$QUORUM_NEED up=$UP
 		sort -n "$G/nodes" | gpfs_getstate_rows
 	fi
 }
@@ -288,11 +419,6 @@ gpfs_nodes_sorted() {
 		_ns_last=$1
 	done <"$G/nodes"
 	quorum=$((quorum / 2 + 1))
-	for f in "$G"/daemon/*; do
-		[ -f "$f" ] || continue
-		sim_read _ns_st "$f"
-		[ "$_ns_st" = active ] && up=$((up + 1))
-	done
 	return $_ns_ok
 }
 
@@ -308,11 +434,7 @@ $targets
 $name
 "*) ;; *) continue;; esac;;
 		esac
-		if [ -f "$G/daemon/$name" ] && [ -r "$G/daemon/$name" ]; then
-			sim_read st "$G/daemon/$name"
-		else
-			st=$(cat "$G/daemon/$name" 2>/dev/null || echo unknown)
-		fi
+		gpfs_state_get st "$name"
 		if [ "$long" = 1 ]; then
 			rem=
 			case $des in quorum*) rem="quorum node";; esac
@@ -422,12 +544,13 @@ mmdelnode() {
 gpfs_delnode() {
 	echo "Verifying GPFS is stopped on all affected nodes ..."
 	for n in $TARGETS; do
-		[ "$(cat "$G/daemon/$n" 2>/dev/null)" = active ] &&
-			gpfs_fail "GPFS is still active on $n"
+		case $(cat "$G/daemon/$n" 2>/dev/null) in
+		active | starting*) gpfs_fail "GPFS is still active on $n";;
+		esac
 	done
 	for n in $TARGETS; do
 		awk -v n="$n" '$2 != n' "$G/nodes" >"$G/nodes.tmp" && mv "$G/nodes.tmp" "$G/nodes"
-		rm -f "$G/daemon/$n"
+		rm -f "$G/daemon/$n" "$G/loaded/$n"
 	done
 	[ -s "$G/nodes" ] || rm -f "$G/cluster" "$G/nodes"
 	echo "mmdelnode: Command successfully completed"
@@ -456,12 +579,12 @@ gpfs_chlicense() {
 	targets=$(gpfs_targets 0 "$2") || exit 1
 	echo
 	echo "The following nodes will be designated as possessing $1 licenses:"
-	for n in $targets; do
-		gpfs_member "$n" || gpfs_fail "Incorrect node $n specified for command."
-		printf '\t%s\n' "$n"
-		awk -v n="$n" -v l="$1" '$2 == n { $5 = l } { print }' "$G/nodes" >"$G/nodes.tmp" &&
-			mv "$G/nodes.tmp" "$G/nodes"
-	done
+	_cl_bad=$(printf '%s\n' "$targets" | awk -v nf="$G/nodes" 'FILENAME == nf { m[$2] = 1; next } !($0 in m) { print; exit }' "$G/nodes" -)
+	[ -z "$_cl_bad" ] || gpfs_fail "Incorrect node $_cl_bad specified for command."
+	for n in $targets; do printf '\t%s\n' "$n"; done
+	printf '%s\n' "$targets" | awk -v nf="$G/nodes" -v l="$1" '
+	FILENAME != nf { set[$0] = 1; next }
+	$2 in set { $5 = l } { print }' - "$G/nodes" >"$G/nodes.tmp" && mv "$G/nodes.tmp" "$G/nodes"
 	echo "mmchlicense: Command successfully completed"
 	gpfs_propagating
 }
@@ -481,9 +604,53 @@ mmstartup() {
 	gpfs_require_member
 	gpfs_parse_targets "$@"
 	echo "$(gpfs_stamp): mmstartup: Starting GPFS ..."
+	gpfs_locked gpfs_startup
+}
+
+# A daemon that cannot run dies at once, after mmstartup said "Starting":
+# a gpfs-down fault, or no portability layer (mmbuildgpl) for the node's
+# running kernel (mmfs26.ko does not load). mmgetstate then says down.
+gpfs_startup() {
+	NOW=$(date +%s)
 	for n in $TARGETS; do
-		echo active >"$G/daemon/$n"
+		if [ -f "$G/daemon/$n" ]; then
+			read -r _su_st _su_t <"$G/daemon/$n"
+			case $_su_st in active | starting) continue;; esac
+		fi
+		[ -e "$G/faults/gpfs-down.$n" ] && continue
+		[ -f "$G/gpl/$n" ] || continue
+		if [ "$n" = "$NODE_NAME" ]; then
+			sim_read _su_k "$G/gpl/$n"
+			[ "$_su_k" = "$KERNEL" ] || continue
+		fi
+		echo "starting $NOW" >"$G/daemon/$n"
+		mkdir -p "$G/loaded"
+		gpfs_effective "$n" >"$G/loaded/$n"
 	done
+}
+
+# gpfs_effective NAME: NAME's configuration, "attribute value" a line, as
+# its daemon reads it: a stanza naming NAME wins over one of a node class
+# NAME is in, which wins over [common].
+gpfs_effective() {
+	awk -F '\t' -v n="$1" -v ncf="$G/nodeclass" '
+	FILENAME == ncf { m = split($2, mem, ","); for (i = 1; i <= m; i++) if (mem[i] == n) incls[$1] = 1; next }
+	{
+		k = split($1, lab, ","); w = ""
+		for (i = 1; i <= k; i++) if (lab[i] == n) w = "node"; else if (w == "" && lab[i] in incls) w = "cls"
+		if (w == "" && $1 == "common") w = "com"
+		if (w == "") next
+		if (!($2 in seen)) { seen[$2] = 1; ord[++no] = $2 }
+		val[w, $2] = $3; has[w, $2] = 1
+	}
+	END {
+		for (i = 1; i <= no; i++) {
+			a = ord[i]
+			if (has["node", a]) print a, val["node", a]
+			else if (has["cls", a]) print a, val["cls", a]
+			else if (has["com", a]) print a, val["com", a]
+		}
+	}' "$G/nodeclass" "$G/config"
 }
 
 mmshutdown() {
@@ -491,14 +658,19 @@ mmshutdown() {
 	gpfs_parse_targets "$@"
 	echo "$(gpfs_stamp): mmshutdown: Starting force unmount of GPFS file systems"
 	echo "$(gpfs_stamp): mmshutdown: Shutting down GPFS daemons"
+	gpfs_locked gpfs_shutdown
+	echo "$(gpfs_stamp): mmshutdown: Finished"
+}
+
+gpfs_shutdown() {
 	for n in $TARGETS; do
 		echo down >"$G/daemon/$n"
+		rm -f "$G/loaded/$n"
 		for m in "$G"/mounts/*; do
 			[ -f "$m" ] || continue
-			gpfs_locked gpfs_mount_edit "$m" "$n" del
+			gpfs_mount_edit "$m" "$n" del
 		done
 	done
-	echo "$(gpfs_stamp): mmshutdown: Finished"
 }
 
 mmlsconfig() {
@@ -536,38 +708,88 @@ mmlsconfig() {
 	echo "(none)"
 }
 
+# Attributes mmchconfig accepts -i / -I for (they change the running
+# daemon); every other attribute takes effect at the node's next mmstartup.
+# From IBM's mmchconfig page (4.2.2 and 5.0.2 "-I ... valid only for the
+# following attributes", the -i list adds the permanent-only ones such as
+# controlSetxattrImmutableSELinux, which the Redpaper sets with -i).
+# Needing a restart, for instance: verbsPorts verbsRdma verbsRdmaSend
+# subnets workerThreads maxFilesToCache maxStatCache scatterBufferSize.
+GPFS_IMMEDIATE=" pagepool maxMBpS ignorePrefetchLUNCount verbsRdmasPerNode
+ verbsRdmasPerConnection verbsSendBufferMemoryMB verbsRdmaRoCEToS nsdBufSpace
+ nsdInlineWriteMax nsdMultiQueue readReplicaPolicy seqDiscardThreshold
+ syncbuffsperiteration systemLogLevel unmountOnDiskFail worker1Threads
+ writebehindThreshold pitWorkerThreadsPerNode nfsPrefetchStrategy panicOnIOHang
+ deadlockBreakupDelay deadlockDetectionThreshold deadlockOverloadThreshold
+ dmapiEventTimeout dmapiMountTimeout dmapiSessionFailureTimeout
+ fileHeatLossPercent fileHeatPeriodMinutes lrocData lrocDirectories lrocInodes
+ enforceFilesetQuotaOnRoot controlSetxattrImmutableSELinux cesSharedRoot
+ restripeOnDiskFailure sudoUser autoload "
+
 mmchconfig() {
-	attrs= label=common
+	attrs= label=common now=
 	while [ $# -gt 0 ]; do
 		case $1 in
-		-N) shift; label=$1;; -i | -I) ;;
-		*=*) attrs=${attrs:+$attrs,}$1;;
+		-N) shift; label=$1;; -i | -I) now=$1;;
+		*=*) attrs=${attrs:+$attrs
+}$1;;
 		*) gpfs_fail "Incorrect extra argument: $1";;
 		esac
 		shift
 	done
 	[ -n "$attrs" ] || { echo "Usage: mmchconfig Attribute=value[,Attribute=value...] [-i | -I] [-N {Node[,Node...] | NodeFile | NodeClass}]" >&2; exit 1; }
 	gpfs_require_member
-	gpfs_locked gpfs_chconfig "$attrs" "$label"
+	gpfs_locked gpfs_chconfig "$attrs" "$label" "$now"
 }
 
+# gpfs_chconfig ATTRS LABEL [-i|-I]: ATTRS one argument per line, each
+# a=v or a comma list of them (a value never holds a comma here: the
+# Redpaper's subnets use ';' and verbsPorts blanks).
 gpfs_chconfig() {
-	echo "$1" | tr ',' '\n' | while IFS= read -r kv; do
+	_cc_list=$(printf '%s\n' "$1" | tr ',' '\n')
+	if [ -n "$3" ]; then
+		while IFS= read -r kv; do
+			case $GPFS_IMMEDIATE in *" ${kv%%=*} "* | *" ${kv%%=*}
+"*) ;;
+			*) gpfs_fail "The $3 option is not valid for attribute ${kv%%=*}; it takes effect when GPFS is restarted.";;
+			esac
+		done <<EOS
+$_cc_list
+EOS
+	fi
+	while IFS= read -r kv; do
+		[ -n "$kv" ] || continue
 		a=${kv%%=*} v=${kv#*=}
-		v=$(echo "$v" | sed 's/^"\(.*\)"$/\1/')
+		case $v in \"*\") v=${v#\"} v=${v%\"};; esac
 		if [ "$a" = autoload ]; then	# a cluster attribute, shown in the header
 			awk -v v="$v" '{ $5 = (v == "DEFAULT" ? "no" : v); print }' "$G/cluster" >"$G/cluster.tmp" &&
 				mv "$G/cluster.tmp" "$G/cluster"
 			continue
 		fi
-		awk -F '\t' -v OFS='\t' -v l="$2" -v a="$a" -v v="$v" '
+		[ "$3" = -I ] || awk -F '\t' -v OFS='\t' -v l="$2" -v a="$a" -v v="$v" '
 		$1 == l && $2 == a { if (v != "DEFAULT") print l, a, v; f = 1; next }
 		{ print }
 		END { if (!f && v != "DEFAULT") print l, a, v }' "$G/config" >"$G/config.tmp" &&
 			mv "$G/config.tmp" "$G/config"
-	done
+		[ -n "$3" ] && gpfs_load_now "$2" "$a" "$v"
+	done <<EOS
+$_cc_list
+EOS
 	echo "mmchconfig: Command successfully completed"
 	gpfs_propagating
+}
+
+# gpfs_load_now LABEL ATTR VALUE: -i/-I reach the running daemons of LABEL's nodes.
+gpfs_load_now() {
+	if [ "$1" = common ]; then _ln_t=$(gpfs_node_list all); else _ln_t=$(gpfs_node_list "$1"); fi
+	for _ln_n in $_ln_t; do
+		[ -f "$G/loaded/$_ln_n" ] || continue
+		awk -v a="$2" -v v="$3" '
+		$1 == a { if (v != "DEFAULT") print a, v; f = 1; next }
+		{ print }
+		END { if (!f && v != "DEFAULT") print a, v }' "$G/loaded/$_ln_n" >"$G/loaded/$_ln_n.tmp" &&
+			mv "$G/loaded/$_ln_n.tmp" "$G/loaded/$_ln_n"
+	done
 }
 
 mmremotecluster() {
@@ -576,14 +798,19 @@ mmremotecluster() {
 	gpfs_require_member
 	case $sub in
 	add | update)
-		name=$1 contact=
+		name=$1 contact= key=
 		shift
 		while [ $# -gt 0 ]; do
-			case $1 in -n) shift; contact=$1;; -k) shift;; esac
+			case $1 in -n) shift; contact=$1;; -k) shift; key=$1;; esac
 			shift
 		done
 		[ -n "$name" ] && [ -n "$contact" ] || gpfs_fail "Missing arguments."
-		gpfs_locked gpfs_remote_set "$name" "$contact"
+		sha=
+		if [ -n "$key" ]; then
+			[ -r "$key" ] || gpfs_fail "Cannot open file $key.  No such file or directory"
+			sha=$(sha256sum <"$key" | cut -c1-64)
+		fi
+		gpfs_locked gpfs_remote_set "$name" "$contact" "$sha"
 		echo "mmremotecluster: Command successfully completed"
 		gpfs_propagating;;
 	delete)
@@ -601,7 +828,7 @@ mmremotecluster() {
 			fs=$(awk -F '\t' -v c="$name" '$3 == c { s = s (s ? ", " : "") $1 " (" $2 ")" } END { print s }' "$G/remotefs")
 			echo "Cluster name:    $name"
 			echo "Contact nodes:   $contact"
-			echo "SHA digest:      $sha"
+			echo "SHA digest:      ${sha:-(undefined)}"
 			echo "File systems:    ${fs:-(none defined)}"
 		done <"$G/remote";;
 	*) echo "Usage: mmremotecluster {add | update | delete | show} ..." >&2; exit 1;;
@@ -610,7 +837,7 @@ mmremotecluster() {
 
 gpfs_remote_set() {
 	gpfs_table_del "$G/remote" "$1"
-	printf '%s\t%s\t%s\n' "$1" "$2" "$(gpfs_sha "$1")" >>"$G/remote"
+	printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$G/remote"
 }
 
 # gpfs_table_del FILE KEY: drops the tab-separated rows whose first field is KEY.
@@ -713,18 +940,76 @@ gpfs_mount_cmd() {
 	else
 		echo "$(gpfs_stamp): mmumount: Unmounting file systems ..."
 	fi
-	rc=0
-	for n in $TARGETS; do
-		if [ "$what" = add ] && [ "$(cat "$G/daemon/$n" 2>/dev/null)" != active ]; then
-			echo "$n:  mmmount: GPFS is not active on this node." >&2
-			rc=1
-			continue
-		fi
+	rc=0 _mc_ok=
+	[ "$what" = add ] && gpfs_load_states
+	if [ "$what" = add ]; then
 		for d in $(gpfs_devices "$dev"); do
-			gpfs_locked gpfs_mount_edit "$G/mounts/$d" "$n" "$what"
+			gpfs_remote_check "$d" && continue
+			for n in $TARGETS; do echo "$n:  mount: Permission denied" >&2; done
+			echo "mmmount: Command failed.  Examine previous error messages to determine cause." >&2
+			return 1
 		done
+	fi
+	for n in $TARGETS; do
+		if [ "$what" = add ]; then
+			gpfs_state_get _mc_st "$n"
+			if [ "$_mc_st" != active ]; then
+				echo "$n:  mmmount: GPFS is not active on this node." >&2
+				rc=1
+				continue
+			fi
+		fi
+		_mc_ok="$_mc_ok $n"
 	done
+	# one lock for all the nodes' mounts
+	[ -z "$_mc_ok" ] || gpfs_locked gpfs_mount_all "$what" "$(gpfs_devices "$dev")" $_mc_ok
 	return $rc
+}
+
+# gpfs_mount_all add|del DEVICES NODE...: under the cluster lock.
+gpfs_mount_all() {
+	_ma_w=$1 _ma_d=$2
+	shift 2
+	for _ma_n; do
+		for _ma_x in $_ma_d; do gpfs_mount_edit "$G/mounts/$_ma_x" "$_ma_n" "$_ma_w"; done
+	done
+}
+
+# gpfs_remote_check FS: the owning cluster lets this cluster mount FS
+# (messages of the daemon's log, mmfs.log, printed; no capture of the
+# client side's mmmount output for these cases exists in the fixtures).
+gpfs_remote_check() {
+	_rc_row=$(awk -F '\t' -v d="$1" '$1 == d { print $2 "\t" $3; exit }' "$G/remotefs")
+	_rc_fs=${_rc_row%%	*} _rc_cl=${_rc_row#*	}
+	_rc_def=$(awk -F '\t' -v c="$_rc_cl" '$1 == c { print $3; exit }' "$G/remote")
+	ST=$G/storage
+	_rc_sn=
+	[ -f "$ST/cluster" ] && read -r _rc_sn _rc_sid <"$ST/cluster"
+	if [ "$_rc_sn" != "$_rc_cl" ]; then
+		echo "mmmount: Unable to contact any of the contact nodes of cluster $_rc_cl." >&2
+		return 1
+	fi
+	if [ ! -s "$G/auth" ]; then
+		echo "mmmount: Remote mounts are not enabled within this cluster." >&2
+		return 1
+	fi
+	if [ "$_rc_def" != "$(gpfs_storage_sha)" ]; then
+		echo "mmmount: The key used by the cluster named $_rc_cl has changed. Contact the administrator to obtain the new key and register it using \"mmremotecluster update\"." >&2
+		return 1
+	fi
+	if [ -e "$ST/faults/remote-key-refused" ]; then
+		echo "mmmount: Cluster $_rc_cl has not authorized this cluster ($CL_NAME) to access its file systems: the key was refused (mmauth add and mmauth grant on $_rc_cl)." >&2
+		return 1
+	fi
+	awk -v d="$_rc_fs" '$1 == d { f = 1 } END { exit !f }' "$ST/fs" 2>/dev/null || {
+		echo "mmmount: File system $_rc_fs is not known to cluster $_rc_cl." >&2
+		return 1
+	}
+}
+
+gpfs_storage_sha() {
+	[ -f "$G/storage/key" ] || return 0
+	sha256sum <"$G/storage/key" | cut -c1-64
 }
 
 mmmount() { gpfs_mount_cmd add "$@"; }
@@ -740,9 +1025,24 @@ mmlsmount() {
 	for d in $DEVICES; do
 		gpfs_fs_row "$d"
 		[ -n "$row" ] || gpfs_fail "File system $d is not known to the GPFS cluster."
-		n=0
+		n=0 sn=0
 		[ -f "$G/mounts/$d" ] && gpfs_wc_l n "$G/mounts/$d"
+		if [ "$n" -gt 0 ]; then
+			gpfs_mounted_on "$G/mounts/$d"
+			gpfs_load_states
+			n=0
+			for x in $mounted; do
+				gpfs_state_get _ms "$x"
+				[ "$_ms" = active ] && n=$((n + 1))
+			done
+		fi
+		# the owning cluster's nodes (its NSD servers) have it mounted too
+		_lm_sn=
+		[ -f "$G/storage/cluster" ] && read -r _lm_sn _lm_sid <"$G/storage/cluster"
+		[ "$n" -gt 0 ] && [ -f "$G/storage/nodes" ] && [ "${row%%:*}" = "$_lm_sn" ] &&
+			gpfs_wc_l sn "$G/storage/nodes"
 		[ "$long" = 1 ] && echo
+		n=$((n + sn))
 		if [ "$n" -eq 0 ]; then
 			echo "File system $d ($row) is not mounted."
 			continue
@@ -752,7 +1052,10 @@ mmlsmount() {
 			continue
 		fi
 		echo "File system $d ($row) is mounted on $n nodes:"
-		gpfs_mounted_on "$G/mounts/$d"
+		[ "$sn" -gt 0 ] && while read -r sa sname sdes; do
+			gpfs_short_get short "$sname"
+			printf '  %-15s %-25s %s\n' "$sa" "$short" "${row%%:*}"
+		done <"$G/storage/nodes"
 		if gpfs_nodes_sorted; then
 			gpfs_lsmount_rows "$G/mounts/$d" <"$G/nodes"
 		else
@@ -771,13 +1074,21 @@ gpfs_lsmount_rows() {
 $name
 "*) ;; *) continue;; esac;;
 		esac
-		# like the real one: the node name cut after its second label
-		case $name in
-		*.*.*) short=${name%%.*} rest=${name#*.} short=$short.${rest%%.*};;
-		*) short=$name;;
-		esac
+		gpfs_state_get _ms "$name"
+		[ "$_ms" = active ] || continue
+		gpfs_short_get short "$name"
 		printf '  %-15s %-25s %s\n' "$ip" "$short" "$CL_NAME"
 	done
+}
+
+# gpfs_short_get VAR NAME: like the real mmlsmount -L, the node name cut
+# after its second label.
+gpfs_short_get() {
+	case $2 in
+	*.*.*) _sh=${2%%.*} _sh_r=${2#*.} _sh=$_sh.${_sh_r%%.*};;
+	*) _sh=$2;;
+	esac
+	eval "$1=\$_sh"
 }
 
 # gpfs_mounted_on FILE: sets mounted to FILE's lines, each between newlines.
@@ -826,18 +1137,471 @@ gpfs_fs_row() {
 	done <"$G/remotefs"
 }
 
+# --- node classes --------------------------------------------------------------
+
+mmcrnodeclass() {
+	cls=$1 nodes=
+	[ $# -gt 0 ] && shift
+	while [ $# -gt 0 ]; do case $1 in -N) shift; nodes=$1;; esac; shift; done
+	[ -n "$cls" ] && [ -n "$nodes" ] || { echo "Usage: mmcrnodeclass ClassName -N {Node[,Node...] | NodeFile | NodeClass}" >&2; exit 1; }
+	gpfs_require_member
+	gpfs_locked gpfs_nodeclass_set "$cls" "$nodes" create
+	echo "mmcrnodeclass: Propagating the cluster configuration data to all"
+	echo "  affected nodes.  This is an asynchronous process."
+}
+
+mmchnodeclass() {
+	cls=$1 op=${2-} nodes=
+	[ $# -gt 1 ] && shift 2
+	while [ $# -gt 0 ]; do case $1 in -N) shift; nodes=$1;; esac; shift; done
+	case $op in add | delete | replace) ;; *) echo "Usage: mmchnodeclass ClassName {add | delete | replace} -N {Node[,Node...] | NodeFile | NodeClass}" >&2; exit 1;; esac
+	[ -n "$nodes" ] || { echo "Usage: mmchnodeclass ClassName {add | delete | replace} -N {Node[,Node...] | NodeFile | NodeClass}" >&2; exit 1; }
+	gpfs_require_member
+	gpfs_locked gpfs_nodeclass_set "$cls" "$nodes" "$op"
+	echo "mmchnodeclass: Propagating the cluster configuration data to all"
+	echo "  affected nodes.  This is an asynchronous process."
+}
+
+mmdelnodeclass() {
+	gpfs_require_member
+	awk -F '\t' -v c="$1" '$1 == c { f = 1 } END { exit !f }' "$G/nodeclass" ||
+		gpfs_fail "Node class $1 does not exist."
+	gpfs_locked gpfs_table_del "$G/nodeclass" "$1"
+	echo "mmdelnodeclass: Propagating the cluster configuration data to all"
+	echo "  affected nodes.  This is an asynchronous process."
+}
+
+# gpfs_nodeclass_set CLASS NODES create|add|delete|replace
+gpfs_nodeclass_set() {
+	case $1 in
+	all | quorumnodes | managernodes | nonquorumnodes | clientnodes | *[!A-Za-z0-9_.-]* | '')
+		gpfs_fail "Incorrect node class name $1.";;
+	esac
+	_nc_old=$(awk -F '\t' -v c="$1" '$1 == c { print $2; f = 1 } END { exit !f }' "$G/nodeclass")
+	_nc_have=$?
+	[ "$3" = create ] && [ "$_nc_have" = 0 ] && gpfs_fail "Node class $1 already exists."
+	[ "$3" != create ] && [ "$_nc_have" != 0 ] && gpfs_fail "Node class $1 does not exist."
+	_nc_new=$(gpfs_targets 0 "$2") || exit 1
+	for n in $_nc_new; do
+		gpfs_member "$n" || gpfs_fail "Node $n does not belong to the GPFS cluster."
+	done
+	_nc_set=$(printf '%s\n%s\n' "$(echo "$_nc_old" | tr ',' '\n')" "$_nc_new" | awk -v op="$3" -v k="$(echo "$_nc_new" | tr '\n' ',')" '
+	BEGIN { m = split(k, nw, ","); for (i = 1; i <= m; i++) if (nw[i] != "") isnew[nw[i]] = 1 }
+	$0 == "" || seen[$0]++ { next }
+	{ if (op == "delete" && isnew[$0]) next; if (op == "replace" && !isnew[$0]) next; out = out (out ? "," : "") $0 }
+	END { print out }')
+	[ "$3" = delete ] && [ -z "$_nc_set" ] && gpfs_fail "Node class $1 cannot be empty; use mmdelnodeclass."
+	gpfs_table_del "$G/nodeclass" "$1"
+	printf '%s\t%s\n' "$1" "$_nc_set" >>"$G/nodeclass"
+}
+
+# mmlsnodeclass [CLASS...] [--all]: user classes only unless --all; layout of
+# the real capture (tests/fixtures/sim-gpu/real/mmlsnodeclass_*).
+mmlsnodeclass() {
+	gpfs_require_member
+	sys=0 want=
+	for a in "$@"; do case $a in --all | --system) sys=1;; --user) ;; -*) ;; *) want="$want $a";; esac; done
+	echo "Node Class Name       Members"
+	echo "--------------------- -----------------------------------------------------------"
+	{
+		while IFS='	' read -r c m; do
+			[ -z "$want" ] || case "$want " in *" $c "*) ;; *) continue;; esac
+			printf '%s\t%s\n' "$c" "$m"
+		done <"$G/nodeclass"
+		[ "$sys" = 1 ] || exit 0
+		for c in clientnodes managernodes nonquorumnodes quorumnodes; do
+			printf '%s\t%s\n' "$c" "$(gpfs_node_list "$c" | paste -sd, -)"
+		done
+	} | gpfs_nodeclass_rows
+}
+
+# gpfs_nodeclass_rows: "class<TAB>members" lines as mmlsnodeclass's rows,
+# members wrapped after a comma to the 59 columns of the rule, continuation
+# lines indented under the first member.
+gpfs_nodeclass_rows() {
+	awk -F '\t' '{
+		k = split($2, m, ","); line = sprintf("%-21s ", $1); w = 0
+		for (i = 1; i <= k; i++) {
+			item = m[i] (i < k ? "," : "")
+			if (w > 0 && w + length(item) > 59) { print line; line = sprintf("%-21s ", ""); w = 0 }
+			line = line item; w += length(item)
+		}
+		print line
+	}'
+}
+
+# --- mmauth: this cluster's key and the clusters it lets in -----------------------
+
+mmauth() {
+	sub=${1-}
+	[ $# -gt 0 ] && shift
+	gpfs_require_member
+	case $sub in
+	genkey)
+		case ${1-} in new | commit | propagate) ;; *) echo "Usage: mmauth genkey {new | commit | propagate [-N ...]}" >&2; exit 1;; esac
+		[ "$1" = new ] && gpfs_locked gpfs_genkey
+		echo "mmauth: Command successfully completed";;
+	update)
+		c=${1-} cipher=
+		shift
+		while [ $# -gt 0 ]; do case $1 in -l) shift; cipher=$1;; esac; shift; done
+		if [ "$c" = . ] || [ "$c" = "$CL_NAME" ]; then
+			[ -s "$G/auth" ] || gpfs_fail "No key was generated for this cluster; run mmauth genkey new."
+			gpfs_locked gpfs_auth_cipher "${cipher:-AUTHONLY}"
+		else
+			gpfs_locked gpfs_auth_client "$c" "" "" update
+		fi
+		echo "mmauth: Command successfully completed";;
+	add)
+		c=${1-} key=
+		shift
+		while [ $# -gt 0 ]; do case $1 in -k) shift; key=$1;; esac; shift; done
+		[ -n "$c" ] && [ -r "$key" ] || gpfs_fail "Missing or unreadable key file (-k)."
+		gpfs_locked gpfs_auth_client "$c" "$(sha256sum <"$key" | cut -c1-64)" "" add
+		echo "mmauth: Command successfully completed";;
+	grant)
+		c=${1-} fs=
+		shift
+		while [ $# -gt 0 ]; do case $1 in -f) shift; fs=$1;; esac; shift; done
+		gpfs_locked gpfs_auth_client "$c" "" "${fs:-all}" grant
+		echo "mmauth: Granting cluster $c access to file system ${fs:-all}:"
+		echo "        access type rw; root credentials will not be remapped."
+		echo
+		echo "mmauth: Command successfully completed";;
+	deny | delete)
+		gpfs_locked gpfs_table_del "$G/auth.clients" "${1-}"
+		echo "mmauth: Command successfully completed";;
+	show)
+		want=${1:-all}
+		first=1
+		if [ -s "$G/auth.clients" ]; then
+			while IFS='	' read -r c sha fs; do
+				[ "$want" = all ] || [ "$want" = "$c" ] || continue
+				[ "$first" = 1 ] || echo
+				first=0
+				echo "Cluster name:        $c"
+				echo "Cipher list:         AUTHONLY"
+				echo "SHA digest:          ${sha:-(undefined)}"
+				echo "File system access:  ${fs:-(none authorized)}"
+			done <"$G/auth.clients"
+		fi
+		if [ "$want" = all ] || [ "$want" = . ] || [ "$want" = "$CL_NAME" ]; then
+			sha= cipher=
+			[ -s "$G/auth" ] && read -r sha cipher <"$G/auth"
+			[ "$first" = 1 ] || echo
+			echo "Cluster name:        $CL_NAME (this cluster)"
+			echo "Cipher list:         ${cipher:-(none specified)}"
+			echo "SHA digest:          ${sha:-(undefined)}"
+			echo "File system access:  (all rw)"
+		fi;;
+	*) echo "Usage: mmauth {add | delete | deny | genkey | grant | show | update} ..." >&2; exit 1;;
+	esac
+}
+
+# The key lands in /var/mmfs/ssl of the node that made it (real GPFS copies
+# it to every node; the stand-ins read the cluster's copy).
+gpfs_genkey() {
+	mkdir -p "$N/root/var/mmfs/ssl"
+	{
+		echo "-----BEGIN PUBLIC KEY-----"
+		printf '%s %s %s' "$CL_NAME" "$CL_ID" "$(date +%s%N)" | sha512sum | cut -c1-64
+		echo "-----END PUBLIC KEY-----"
+	} >"$N/root/var/mmfs/ssl/id_rsa_new.pub"
+	cp "$N/root/var/mmfs/ssl/id_rsa_new.pub" "$N/root/var/mmfs/ssl/id_rsa.pub"
+	_gk_c=AUTHONLY
+	[ -s "$G/auth" ] && read -r _gk_s _gk_c <"$G/auth"
+	echo "$(sha256sum <"$N/root/var/mmfs/ssl/id_rsa.pub" | cut -c1-64) ${_gk_c:-AUTHONLY}" >"$G/auth"
+	cp "$N/root/var/mmfs/ssl/id_rsa.pub" "$G/auth.pub"
+}
+
+gpfs_auth_cipher() {
+	read -r _ac_s _ac_c <"$G/auth"
+	echo "$_ac_s $1" >"$G/auth"
+}
+
+# gpfs_auth_client CLUSTER SHA FS add|update|grant
+gpfs_auth_client() {
+	touch "$G/auth.clients"
+	_ac_row=$(awk -F '\t' -v c="$1" '$1 == c { print; exit }' "$G/auth.clients")
+	[ "$4" = add ] || [ -n "$_ac_row" ] || gpfs_fail "Cluster $1 is not authorized; use mmauth add first."
+	_ac_sha=${2:-$(printf '%s' "$_ac_row" | cut -f2)}
+	_ac_fs=$(printf '%s' "$_ac_row" | cut -f3)
+	[ -n "$3" ] && _ac_fs="$3 (rw, root allowed)"
+	gpfs_table_del "$G/auth.clients" "$1"
+	printf '%s\t%s\t%s\n' "$1" "$_ac_sha" "$_ac_fs" >>"$G/auth.clients"
+}
+
+# --- mmlsfs: the remote file system's attributes, as its owner reports them ---------
+
+# Layout of tests/fixtures/sim-gpu/real/mmlsfs_all_5_1_7_*: the rows a
+# client-side deploy reads (-B -V -T --uid and the usual rest); the --uid
+# row's wording has no capture (IBM's mmlsfs page lists the flag).
+mmlsfs() {
+	gpfs_require_member
+	dev=${1-}
+	[ -n "$dev" ] || { echo "Usage: mmlsfs {Device | all | all_local | all_remote} [-A] [-B] [-T] [-V] [--uid] ..." >&2; exit 1; }
+	shift
+	flags=$*
+	gpfs_devices_get "$dev"
+	for d in $DEVICES; do
+		row=$(awk -F '\t' -v d="$d" '$1 == d { print $2 "\t" $3 "\t" $4 "\t" $6; exit }' "$G/remotefs")
+		[ -n "$row" ] || gpfs_fail "File system $d is not known to the GPFS cluster."
+		rfs=$(printf '%s' "$row" | cut -f1) mnt=$(printf '%s' "$row" | cut -f3) auto=$(printf '%s' "$row" | cut -f4)
+		srow=$(awk -v d="$rfs" '$1 == d { print $2, $3; exit }' "$G/storage/fs" 2>/dev/null)
+		[ -n "$srow" ] || gpfs_fail "File system $d: the owning cluster cannot be reached."
+		uid=${srow% *} bs=${srow#* }
+		if [ "$dev" = all ] || [ "$dev" = all_remote ]; then
+			echo
+			h="File system attributes for /dev/$d:"
+			echo "$h"
+			echo "$h" | sed 's/./=/g'
+		fi
+		echo "flag                value                    description"
+		echo "------------------- ------------------------ -----------------------------------"
+		{
+			echo "-f|8192|Minimum fragment (subblock) size in bytes"
+			echo "-i|4096|Inode size in bytes"
+			echo "-m|1|Default number of metadata replicas"
+			echo "-r|1|Default number of data replicas"
+			echo "-B|$bs|Block size"
+			echo "-V|22.00 (5.0.4.0)|File system version"
+			echo "-A|$auto|Automatic mount option"
+			echo "--uid|$uid|File system UID"
+			echo "-T|$mnt|Default mount point"
+		} | awk -F '|' -v want="$flags" '
+		BEGIN { k = split(want, w, " "); for (i = 1; i <= k; i++) sel[w[i]] = 1 }
+		k == 0 || ($1 in sel) { printf " %-18s %-24s %s\n", $1, $2, $3 }'
+	done
+}
+
+# --- mmdiag, mmfsadm, mmhealth: what the running daemon says ---------------------------
+
+# gpfs_verbs: from this node's loaded configuration (loaded/NAME), sets
+# VERBS (started | disabled | not started), PORTS_OK (the verbsPorts entries
+# that name an InfiniBand port this node has, up) and PORTS_BAD (the rest).
+# As the real daemon: RDMA starts when verbsRdma is enabled and at least
+# one port of verbsPorts opens; a port that does not exist is skipped (its
+# traffic silently goes over TCP).
+gpfs_verbs() {
+	VERBS=disabled PORTS_OK= PORTS_BAD=
+	_vb_rdma= _vb_ports=
+	[ -f "$G/loaded/$NODE_NAME" ] || { VERBS=down; return 0; }
+	while read -r _vb_a _vb_v; do
+		case $_vb_a in verbsRdma) _vb_rdma=$_vb_v;; verbsPorts) _vb_ports=$_vb_v;; esac
+	done <"$G/loaded/$NODE_NAME"
+	[ "$_vb_rdma" = enable ] || return 0
+	for _vb_p in $_vb_ports; do
+		_vb_h=${_vb_p%%/*} _vb_n=${_vb_p#*/} _vb_n=${_vb_n%%/*}
+		[ "$_vb_n" = "$_vb_p" ] && _vb_n=1
+		case " $HCAS " in
+		*" $_vb_h "*)
+			sim_hca_conf "$_vb_h"
+			if [ "$_vb_n" = 1 ] && [ "$LL" = InfiniBand ] && ! sim_port_is_down "$_vb_h" 1; then
+				PORTS_OK="$PORTS_OK $_vb_h/$_vb_n"
+				continue
+			fi;;
+		esac
+		PORTS_BAD="$PORTS_BAD $_vb_p"
+	done
+	if [ -n "$PORTS_OK" ]; then VERBS=started; else VERBS="not started"; fi
+}
+
+# Layout reconstructed from IBM's mmdiag documentation and field notes: no
+# capture of a verbs-enabled mmdiag --network is in the fixtures
+# (SOURCES.md, "still not found").
+mmdiag() {
+	gpfs_require_member
+	gpfs_load_states
+	gpfs_state_get st "$NODE_NAME"
+	if [ "$st" = down ]; then
+		echo "mmdiag: Connection failed to the GPFS daemon: the daemon is not running." >&2
+		exit 1
+	fi
+	case ${1-} in
+	--config)
+		echo
+		echo "=== mmdiag: config ==="
+		while read -r a v; do printf ' ! %s %s\n' "$a" "$v"; done <"$G/loaded/$NODE_NAME";;
+	--network)
+		gpfs_verbs
+		num=$(awk -v n="$NODE_NAME" '$2 == n { print $1 }' "$G/nodes")
+		echo
+		echo "=== mmdiag: network ==="
+		echo
+		echo "Pending messages:"
+		echo "  (none)"
+		echo "Inter-node communication configuration:"
+		echo "  tscTcpPort      1191"
+		echo "  my address      $NODE_ADDR/8 (lo) <c0n$((num - 1))>"
+		echo "  my addr list    $NODE_ADDR/8 (lo)"
+		echo "  my node number  $num"
+		echo "TCP Connections between nodes:"
+		echo "  Device lo:"
+		echo "    hostname                            node     destination     status     err  sock  sent(MB)  recvd(MB)  ostype"
+		awk -v me="$NODE_NAME" -v states="$STATES" '
+		BEGIN { k = split(states, l, "\n"); for (i = 1; i <= k; i++) { split(l[i], w, " "); st[w[1]] = w[2] } }
+		$2 != me && st[$2] == "active" {
+			printf "    %-35s <c0n%d>   %-15s connected  0    %-4d  0         0          Linux/L\n", $2, $1 - 1, $3, 30 + $1
+		}' "$G/nodes"
+		mounted=0
+		for m in "$G"/mounts/*; do
+			[ -f "$m" ] && grep -qx "$NODE_NAME" "$m" && mounted=1
+		done
+		if [ "$mounted" = 1 ] && [ -f "$G/storage/nodes" ]; then
+			i=0
+			while read -r sa sname sdes; do
+				printf '    %-35s <c1n%d>   %-15s connected  0    %-4d  0         0          Linux/L\n' "$sname" "$i" "$sa" $((60 + i))
+				i=$((i + 1))
+			done <"$G/storage/nodes"
+		fi
+		echo "RDMA Connections between nodes:"
+		if [ "$VERBS" != started ]; then
+			echo "  (none)"
+			return 0
+		fi
+		for p in $PORTS_OK; do
+			h=${p%/*}
+			sim_hca_conf "$h"
+			lid=$(sim_hca "$h" lid)
+			echo "  Fabric 0 - Device $h Port 1 Width ${WIDTH%X}x Speed $SPEED lid ${lid:-0}"
+			echo "    hostname                            idx CM state VS buff RDMA_CT(ERR) RDMA_RCV_MB RDMA_SND_MB VERBS_RCV_MB VERBS_SND_MB"
+			[ "$mounted" = 1 ] && [ -f "$G/storage/nodes" ] || continue
+			i=0
+			while read -r sa sname sdes; do
+				printf '    %-35s %-3d N  RTS   (Y)903   0 (0)        0           0           0            0\n' "$sname" "$i"
+				i=$((i + 1))
+			done <"$G/storage/nodes"
+		done;;
+	*) echo "Usage: mmdiag [--config | --network | ...]" >&2; exit 1;;
+	esac
+}
+
+# mmfsadm test verbs status: the daemon's verbs state in one line.
+mmfsadm() {
+	gpfs_require_member
+	case "$*" in
+	"test verbs status")
+		gpfs_load_states
+		gpfs_state_get st "$NODE_NAME"
+		[ "$st" = down ] && { echo "mmfsadm: The GPFS daemon is not running." >&2; exit 1; }
+		gpfs_verbs
+		echo "VERBS RDMA status: $VERBS";;
+	*) echo "Usage: mmfsadm test verbs status" >&2; exit 1;;
+	esac
+}
+
+# Layout of tests/fixtures/sim-gpu/real/mmhealth_node_show_*.
+mmhealth() {
+	gpfs_require_member
+	[ "${1-} ${2-}" = "node show" ] || { echo "Usage: mmhealth node show [Component]" >&2; exit 1; }
+	gpfs_load_states
+	gpfs_state_get st "$NODE_NAME"
+	gst=HEALTHY greason=- node=HEALTHY
+	case $st in
+	down) gst=FAILED greason=gpfs_down node=FAILED;;
+	arbitrating) gst=DEGRADED greason=quorum_down node=DEGRADED;;
+	esac
+	fst=HEALTHY freason=-
+	if [ "$st" = active ]; then
+		gpfs_verbs
+		[ -n "$PORTS_BAD" ] && [ "$VERBS" != disabled ] && fst=DEGRADED freason=ib_rdma_port_not_found
+	fi
+	# gpfs-conn-down [NODE]: this daemon's connections to NODE (default: the
+	# first other member) are all down, a GPFS event of severity WARNING
+	# that degrades the component (the wording of the eventlog fixture).
+	conn_ip=
+	if [ "$st" = active ] && sim_fault gpfs-conn-down; then
+		conn_to=$(sim_fault_arg gpfs-conn-down)
+		conn_ip=$(awk -v me="$NODE_NAME" -v to="$conn_to" '
+			$2 != me && (to == "" || $2 == to || index($2, to ".") == 1) { print $3; exit }' "$G/nodes")
+		[ -n "$conn_ip" ] && gst=DEGRADED greason=cluster_connections_down node=DEGRADED
+	fi
+	echo
+	echo "Node name:      $NODE_NAME"
+	echo "Node status:    $node"
+	echo "Status Change:  2 hours ago"
+	echo
+	echo "Component      Status        Status Change     Reasons & Notices"
+	echo "----------------------------------------------------------------"
+	printf '%-14s %-13s %-17s %s\n' GPFS "$gst" "2 hours ago" "$greason" NETWORK "$fst" "2 hours ago" "$freason"
+	[ "$st" = active ] && printf '%-14s %-13s %-17s %s\n' FILESYSTEM HEALTHY "2 hours ago" -
+	# The event table follows when an event is active (layout of
+	# mmhealth_node_show_ces_degraded; Parameter holds the event's
+	# identifier, the peer's address, as in mmhealth -Y's identifier field).
+	if [ -n "$conn_ip" ]; then
+		echo
+		echo
+		echo "Event                        Parameter   Severity    Active Since         Event Message"
+		echo "----------------------------------------------------------------------------------------------------------------"
+		printf '%-28s %-11s %-11s %-20s %s\n' cluster_connections_down "$conn_ip" WARNING "2 hours ago" \
+			"Connection to cluster node $conn_ip has all 1 connection(s) down. (Maximum 1)."
+	fi
+	return 0
+}
+
+# --- mmbuildgpl ----------------------------------------------------------------------
+
+# Output as the real script's (fixtures mmbuildgpl_*: the 5.0.4 header with
+# the release, the kernel version codes, the header search); the failure
+# text for missing headers follows the script's "Cannot find a valid kernel
+# header file" branch (not captured). Success builds the portability layer
+# for the running kernel: /lib/modules/KERNEL/extra/{mmfs26,mmfslinux,tracer}.ko,
+# and records KERNEL in the cluster state (mmstartup needs it).
 mmbuildgpl() {
 	bar=--------------------------------------------------------
+	k=$KERNEL rel=${KERNEL%.el*}
+	rel=${rel%-generic}
+	# version codes: 3.10.0-957 -> 31000957 and 310000957000000
+	code=$(echo "$rel" | awk -F '[.-]' '{ printf "%d%02d%02d%03d (%d%02d%03d%03d%03d%03d", $1, $2, $3, $4, $1, $2, $3, $4, $5, $6 }')
 	echo "$bar"
-	echo "mmbuildgpl: Building GPL module begins at $(gpfs_stamp)."
+	echo "mmbuildgpl: Building GPL ($GPFS_VERSION) module begins at $(gpfs_stamp)."
 	echo "$bar"
 	echo "Verifying Kernel Header..."
-	echo "  kernel version = ${KERNEL:-$(uname -r)}"
+	echo "  kernel version = $code, $k, $rel) "
+	echo "  module include dir = /lib/modules/$k/build/include "
+	echo "  module build dir   = /lib/modules/$k/build "
+	echo "  kernel source dir  = /usr/src/linux-$k/include "
+	if [ "$OS_ID" = ubuntu ]; then hd=/usr/src/linux-headers-$k; else hd=/usr/src/kernels/$k; fi
+	if [ ! -d "$N/root$hd" ]; then
+		echo "  Cannot find a valid kernel header file. One of these files should exist."
+		echo "    /lib/modules/$k/build/include/linux/version.h"
+		echo "    /usr/src/linux-$k/include/linux/version.h"
+		echo "    $hd/include/generated/uapi/linux/version.h"
+		echo "    /lib/modules/$k/build/include/generated/uapi/linux/version.h"
+		gpfs_gpl_failed
+	fi
+	echo "  Found valid kernel header file under $hd/include"
+	echo "Verifying Compiler..."
+	for t in make cpp gcc g++ ld; do echo "  $t is present at /bin/$t"; done
+	echo "Verifying Additional System Headers..."
+	if [ "$OS_ID" = ubuntu ]; then
+		echo "  Verifying linux-headers-$k is installed ..."
+		echo "    Command: /usr/bin/dpkg -l | grep linux-headers-$k "
+		echo "    The required package linux-headers-$k is installed"
+	else
+		echo "  Verifying kernel-headers is installed ..."
+		echo "    Command: /bin/rpm -q kernel-headers  "
+		echo "    The required package kernel-headers is installed"
+	fi
 	echo "make World ..."
+	sim_fault mmbuildgpl-fail && gpfs_gpl_failed
 	echo "make InstallImages ..."
+	mkdir -p "$N/root/usr/lib/modules/$k/extra"
+	for m in mmfs26 mmfslinux tracer; do
+		echo "GPFS portability layer $m for $k" >"$N/root/usr/lib/modules/$k/extra/$m.ko"
+	done
+	mkdir -p "$G/gpl"
+	echo "$k" >"$G/gpl/$NODE_NAME"
 	echo "$bar"
 	echo "mmbuildgpl: Building GPL module completed successfully at $(gpfs_stamp)."
 	echo "$bar"
+}
+
+gpfs_gpl_failed() {
+	echo "$bar"
+	echo "mmbuildgpl: Building GPL module failed at $(gpfs_stamp)."
+	echo "$bar"
+	exit 1
 }
 
 # gpfs_main NAME ARGS...: entry point of every mm* stand-in.
@@ -847,4 +1611,62 @@ gpfs_main() {
 	gpfs_setup
 	gpfs_installed || sim_not_installed "$CMD"
 	"$CMD" "$@"
+}
+
+# The cluster manager (mmlsmgr -c, mmchmgr -c). State: $G/clmgr, the node
+# mmchmgr -c appointed. GPFS elects another quorum node when that one is not
+# active: here the first active quorum node in node-number order. Output as
+# in IBM's mmlsmgr and mmchmgr command references (tests/fixtures/SOURCES.md).
+gpfs_clmgr() {
+	gpfs_load_states
+	_cm=
+	[ -f "$G/clmgr" ] && sim_read _cm "$G/clmgr"
+	if [ -n "$_cm" ]; then
+		gpfs_state_get _cm_st "$_cm"
+		[ "$_cm_st" = active ] || _cm=
+	fi
+	if [ -z "$_cm" ]; then
+		_cm=$(sort -n "$G/nodes" | while read -r _n _name _a _d _l; do
+			case $_d in *quorum*) ;; *) continue;; esac
+			case $STATES in *"
+$_name active"*) echo "$_name"; break;; esac
+		done)
+	fi
+	CLMGR=$_cm
+	CLMGR_ADDR=$(awk -v n="$_cm" '$2 == n { print $3; exit }' "$G/nodes")
+}
+
+mmlsmgr() {
+	only_c=0
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-c) only_c=1;;
+		*) echo "Usage: mmlsmgr [Device[ Device...]] | [-c] [-m] [-q]" >&2; exit 2;;
+		esac
+		shift
+	done
+	gpfs_require_member
+	gpfs_clmgr
+	[ -n "$CLMGR" ] || gpfs_fail "GPFS is not active on this node."
+	if [ "$only_c" = 0 ]; then
+		echo "file system      manager node"
+		echo "---------------- ------------------"
+		echo
+	fi
+	echo "Cluster manager node: $CLMGR_ADDR ($CLMGR)"
+}
+
+mmchmgr() {
+	[ "${1-}" = -c ] && [ $# -eq 2 ] ||
+		{ echo "Usage: mmchmgr {Device | -c} [Node]" >&2; exit 2; }
+	gpfs_require_member
+	_to=$(gpfs_targets 0 "$2") || exit 1
+	_row=$(awk -v n="$_to" '$2 == n { print $3, $4; exit }' "$G/nodes")
+	case ${_row#* } in *quorum*) ;; *) gpfs_fail "Node $_to is not a quorum node.";; esac
+	gpfs_load_states
+	gpfs_state_get _to_st "$_to"
+	[ "$_to_st" = active ] || gpfs_fail "GPFS is not active on node $_to."
+	echo "Appointing node ${_row%% *} ($_to) as cluster manager"
+	echo "$_to" >"$G/clmgr"
+	echo "Node ${_row%% *} ($_to) has taken over as cluster manager"
 }

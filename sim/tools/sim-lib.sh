@@ -162,12 +162,28 @@ sim_sm_field() { sed -n "s/^$2=//p" "$1"; }
 # (master) for the elected one (highest priority, then lowest GUID) and for
 # rogue masters, 2 (standby) for the rest. Nothing while a no-sm fault holds.
 sim_sm_list() {
+	# A tool that reads many ports at once (iblinkinfo) lists the registry
+	# once: SIM_SM_LIST_CACHE set (even empty) is that list.
+	if [ -n "${SIM_SM_LIST_CACHE+x}" ]; then
+		[ -z "$SIM_SM_LIST_CACHE" ] || printf '%s\n' "$SIM_SM_LIST_CACHE"
+		return 0
+	fi
 	ls "$C"/fabric/faults/no-sm.* >/dev/null 2>&1 && return 0
+	# Fields read by the shell, not one sed per field: every port of every
+	# tool asks this while two masters run (each fork counts on 2 cores).
 	for f in "$C"/fabric/sm/*; do
 		[ -f "$f" ] || continue
-		rogue=$(sim_sm_field "$f" ROGUE)
-		echo "$(sim_sm_field "$f" PRIORITY) $(sim_sm_field "$f" GUID)" \
-		     "$(sim_sm_field "$f" LID) ${rogue:-0} $(sim_sm_field "$f" NODE)"
+		_l_g= _l_l= _l_p= _l_n= _l_r=
+		while IFS= read -r _l_x || [ -n "$_l_x" ]; do
+			case $_l_x in
+			GUID=*) _l_g=${_l_x#GUID=};;
+			LID=*) _l_l=${_l_x#LID=};;
+			PRIORITY=*) _l_p=${_l_x#PRIORITY=};;
+			NODE=*) _l_n=${_l_x#NODE=};;
+			ROGUE=*) _l_r=${_l_x#ROGUE=};;
+			esac
+		done <"$f"
+		echo "$_l_p $_l_g $_l_l ${_l_r:-0} $_l_n"
 	done | LC_ALL=C sort -k4,4n -k1,1nr -k2,2 | {
 		elected=
 		while read -r prio guid lid rogue node; do
@@ -404,14 +420,16 @@ mlx_compat 47479 -
 nvidia 19893032 -
 nouveau 1896005 -'
 sim_moddb() { printf '%s\n' "$SIM_MODDB"; }
+sim_peermem_hidden() { sim_fault module-missing || sim_fault peermem-bad-symbols; }
 
 sim_mod_deps() { sim_moddb | awk -v m="$1" '$1 == m { gsub(/-/, "", $3); gsub(/,/, " ", $3); print $3 }'; }
 
 # Loaded modules as the tools see them: faults hide the peer memory module
-# and add nouveau without touching state/modules/loaded.
+# (module-missing; peermem-bad-symbols: it cannot load) and add nouveau
+# without touching state/modules/loaded.
 sim_mods_loaded() {
 	while read -r m; do
-		[ "$m" = "$PEERMEM_MODULE" ] && sim_fault module-missing && continue
+		[ "$m" = "$PEERMEM_MODULE" ] && sim_peermem_hidden && continue
 		echo "$m"
 	done <"$S/modules/loaded" 2>/dev/null
 	sim_fault nouveau-loaded && ! grep -qx nouveau "$S/modules/loaded" 2>/dev/null &&
@@ -422,7 +440,7 @@ sim_mods_loaded() {
 sim_mods_loaded_get() {
 	_l_v=
 	while read -r _l_m; do
-		[ "$_l_m" = "$PEERMEM_MODULE" ] && sim_fault module-missing && continue
+		[ "$_l_m" = "$PEERMEM_MODULE" ] && sim_peermem_hidden && continue
 		_l_v=$_l_v$_l_m'
 '
 	done <"$S/modules/loaded" 2>/dev/null

@@ -24,8 +24,14 @@ factf() {
 }
 want() { case " $BRINGUP_FACTS " in *" $1 "*) return 0;; esac; return 1; }
 
-# First, so that the admin host can pair it with the arrival of these bytes.
-fact date date +%s.%N
+# First, and read before its marker is printed, so that the reading lies
+# between the admin host's send and the arrival of the first byte: the skew
+# is then bounded on both sides, however slowly the host started the shell.
+_d=$(date +%s.%N); printf '\n::bringup-fact:: date\n%s\n\n::bringup-rc:: date 0\n' "$_d"
+
+# mpirun's launcher only (BRINGUP_PEERS=NAME:PORT...): node-to-node logins.
+# shellcheck disable=SC2086
+[ -n "${BRINGUP_PEERS-}" ] && factf ssh-peer ssh_peer $BRINGUP_PEERS
 fact hostname hostname
 fact resolve getent hosts "$BRINGUP_NAME"
 fact os-release cat /etc/os-release
@@ -44,11 +50,35 @@ if want ib; then
 	fact ibstatus ibstatus
 	fact ibstat ibstat
 	fact sminfo sminfo
+	fact ibdev2netdev ibdev2netdev
+	# the whole fabric, read from one node only (BRINGUP_FABRIC=1)
+	[ -n "${BRINGUP_FABRIC-}" ] && fact iblinkinfo iblinkinfo
+	# Each expected port's error counters (BRINGUP_IB_PORTS "mlx5_0/1 ...")
+	# read twice BRINGUP_IB_INTERVAL seconds apart: a count left from a past
+	# incident stays put, a failing link's rises.
+	if [ -n "${BRINGUP_IB_PORTS-}" ]; then
+		set -f
+		_t0=$(date +%s.%N)
+		for _p in $BRINGUP_IB_PORTS; do
+			fact "perfquery-a $_p" perfquery -x -C "${_p%/*}" -P "${_p##*/}"
+		done
+		sleep "${BRINGUP_IB_INTERVAL:-1}"
+		# the time between the two rounds, for rates
+		_t1=$(date +%s.%N)
+		printf '\n::bringup-fact:: perfquery-interval\n%s %s\n\n::bringup-rc:: perfquery-interval 0\n' "$_t0" "$_t1"
+		for _p in $BRINGUP_IB_PORTS; do
+			fact "perfquery-b $_p" perfquery -x -C "${_p%/*}" -P "${_p##*/}"
+		done
+		set +f
+	fi
 fi
 if want gpu; then
 	fact nvidia-smi-q nvidia-smi -q
 	fact nvidia-smi-topo nvidia-smi topo -m
 	fact dmesg-gpu sh -c "dmesg 2>/dev/null | grep -E 'NVRM: Xid|peermem|nv_peer_mem' | tail -n 50; true"
+	# the module loader's symbol errors (a module built against another
+	# ib_core or driver), and dmesg's own refusal to read the log
+	fact dmesg-modules sh -c "dmesg 2>&1 | grep -E ': Unknown symbol |: disagrees about version of symbol |^dmesg: ' | tail -n 50; true"
 fi
 if want ib || want gpu; then
 	fact lspci lspci -vvv
@@ -56,5 +86,8 @@ fi
 if want scale; then
 	fact mmgetstate mmgetstate -a
 	fact mmlsmount mmlsmount all -L
+	fact mmdiag-config mmdiag --config
+	fact mmdiag-network mmdiag --network
+	fact mmhealth mmhealth node show
 fi
 exit 0

@@ -5,12 +5,21 @@
 #   exec      bringup exec -- PROBE         vs  ssh HOST PROBE
 #   precheck  bringup precheck (facts, parsers, every check, report)
 #                                            vs  ssh HOST sh -s < the same facts script
+#   output    peak memory of bringup exec (default -f) when every host prints
+#             4 MiB: the same bytes (one group) and distinct bytes (one group
+#             each, spilled to $TMPDIR). Target: under 150 MB at 256 hosts.
 #   deploy    idempotent re-deploy on a converged cluster against precheck on
-#             the same hosts (tests/bench/deploy.sh, run last)
+#             the same hosts (tests/bench/deploy.sh)
+#   copy      a 256 MiB file to 8 hosts against scp to the same hosts, 8 at
+#             once (tests/bench/copy.sh)
+#   tui       key press to changed screen, 1,000-host replay (tests/bench/tui.sh)
+#   scale     GPFS administration commands of the Scale stages from bare, per
+#             cluster size (tests/bench/scale.sh, run last)
 # Results: stdout and build/bench/results.txt.
 #   BENCH_SIZES="16 64 256"   host counts
 #   BENCH_RUNS=3              runs per measurement (median wall, max RSS)
 #   BENCH_FORKS=64            hosts at once, for bringup -f and xargs -P alike
+#   BENCH_WHAT="exec precheck output deploy copy scale"   which parts to run
 set -u
 : "${BRINGUP:?set BRINGUP to the bringup binary}"
 SIZES=${BENCH_SIZES:-16 64 256}
@@ -18,6 +27,8 @@ RUNS=${BENCH_RUNS:-3}
 # The same parallelism for bringup (-f) and for xargs (-P): 256 logins at
 # once would measure the 2-core box's sshd key exchanges, not the tools.
 FORKS=${BENCH_FORKS:-64}
+WHAT=" ${BENCH_WHAT:-exec precheck output deploy copy scale tui} "
+want() { case $WHAT in *" $1 "*) return 0;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 out_dir=$(pwd)/build/bench
 mkdir -p "$out_dir"
@@ -66,12 +77,15 @@ for n in $SIZES; do
 	# Warm-up: every node answers before anything is timed.
 	"$BRINGUP" exec -i "$inv" -- true >/dev/null || { echo "cluster of $n not healthy" >&2; exit 1; }
 
+	if want exec; then
 	set -- $(measure "$BRINGUP" exec -i "$inv" -f "$FORKS" -- "$PROBE"); bw=$1; bm=$2
 	set -- $(measure xargs -a "$out_dir/addrs.$$" -P "$FORKS" -I{} $SSH -n {} "$PROBE"); sw=$1; sm=$2
 	row "$n" exec "bringup exec" "$bw" "$bm"
 	row "$n" exec "xargs -P + ssh" "$sw" "$sm" "(largest single ssh)"
 	row "$n" exec "ratio" "$(ratio "$bw" "$sw")" 0
+	fi
 
+	if want precheck; then
 	set -- $(measure "$BRINGUP" precheck -i "$inv" -f "$FORKS" -o json --output /dev/null); pw=$1; pm=$2
 	export SSH out_dir
 	set -- $(measure xargs -a "$out_dir/addrs.$$" -P "$FORKS" -I{} sh -c \
@@ -80,10 +94,24 @@ for n in $SIZES; do
 	row "$n" precheck "bringup precheck" "$pw" "$pm"
 	row "$n" precheck "xargs -P + ssh (probe)" "$qw" "$qm" "(largest single ssh)"
 	row "$n" precheck "ratio (target <= 1.2)" "$(ratio "$pw" "$qw")" 0
+	fi
+
+	if want output; then
+	set -- $(measure "$BRINGUP" exec -i "$inv" -- "head -c 4194304 /dev/zero"); ow=$1; om=$2
+	row "$n" output "exec 4 MiB, same" "$ow" "$om" "(target < 150 MB at 256)"
+	set -- $(measure "$BRINGUP" exec -i "$inv" -- "hostname; head -c 4194000 /dev/zero"); ow=$1; om=$2
+	row "$n" output "exec 4 MiB, distinct" "$ow" "$om" "(target < 150 MB at 256)"
+	fi
 
 done
 rm -f "$out_dir"/*.$$
 "$BRINGUP" sim down >/dev/null 2>&1
 echo "results: $results"
 # The re-deploy benchmark brings its own cluster (bare, converged once).
-[ -f "$here/deploy.sh" ] && sh "$here/deploy.sh"
+want deploy && [ -f "$here/deploy.sh" ] && sh "$here/deploy.sh"
+# ... and the copy benchmark its own (256 MiB to 8 hosts against scp).
+want copy && [ -f "$here/copy.sh" ] && sh "$here/copy.sh"
+# The Spectrum Scale stages from bare: admin commands per size.
+want scale && [ -f "$here/scale.sh" ] && sh "$here/scale.sh"
+# The TUI at 1,000 hosts: a replayed run, key press to changed screen (tests/bench/tui.sh).
+want tui && [ -f "$here/tui.sh" ] && sh "$here/tui.sh" | tee -a "$results"

@@ -14,7 +14,14 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
-skip() { echo "$*"; exit 77; }
+# skip TOOL WHY: the test cannot run because an optional tool is missing.
+# That is the only skip the runner accepts; any other exit 77 fails, so a
+# regression cannot hide as a skip.
+skip() { t=$1; shift; echo "missing optional tool: $t${*:+ ($*)}"; exit 77; }
+# slow N: N seconds scaled for a slow build (make asan sets BRINGUP_TEST_SLOW=3:
+# sanitized binaries, two tests at a time on two cores). For the limits a test
+# gives healthy hosts; a limit the test waits out on purpose stays unscaled.
+slow() { echo $(($1 * ${BRINGUP_TEST_SLOW:-1})); }
 # expect_status WANT CMD...: runs CMD, fails the test unless it exits WANT.
 expect_status() {
 	want=$1; shift
@@ -41,7 +48,30 @@ all_ok() {
 	printf '%s' "$2" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-want = {"ok": int(sys.argv[1]), "changed": 0, "failed": 0, "skipped": 0}
+want = {"ok": int(sys.argv[1]), "changed": 0, "failed": 0, "skipped": 0, "unreachable": 0}
 assert d["totals"] == want, d["totals"]
 ' "$1"
+}
+# wait_ready FILE PID: waits (60 s at most) for a helper started in the
+# background as PID to print its "ready" line into FILE; fails if it dies.
+wait_ready() {
+	i=0
+	until grep -q '^ready' "$1"; do
+		i=$((i + 1))
+		[ $i -le 600 ] && kill -0 "$2" 2>/dev/null || fail "helper not ready: $(cat "$1")"
+		sleep 0.1
+	done
+}
+# ofed_playbook TGZ: writes $TEST_DIR/pb.yaml, the ofed stage alone on
+# gpu_worker with tarball TGZ.
+ofed_playbook() {
+	cat >"$TEST_DIR/pb.yaml" <<YAML
+name: ofed-only
+stages:
+  - name: ofed
+    module: ofed
+    hosts: gpu_worker
+    params:
+      tarball: $1
+YAML
 }

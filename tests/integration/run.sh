@@ -1,26 +1,67 @@
 #!/bin/sh
 # Runs every tests/integration/tNNNN-*.sh against the simulated cluster.
-# A test exits 0 (pass), 77 (skip; it prints why) or anything else (fail).
+# A test exits 0 (pass), 77 (skip: its last line must name the missing
+# optional tool, as lib.sh's skip prints it; any other skip is a failure) or
+# anything else (fail).
+# INTEGRATION_JOBS=N runs N tests at a time (each has its own cluster and directory);
+# the default is one. Results print as tests end.
 # Last line: "integration: N passed, N failed, N skipped".
 here=$(cd "$(dirname "$0")" && pwd)
 : "${BRINGUP:?set BRINGUP to the bringup binary}"
 export BRINGUP
-pass=0 fail=0 skip=0
-for t in "$here"/t[0-9]*.sh; do
-	[ -e "$t" ] || continue
-	[ -n "$TESTS" ] && case " $TESTS " in *" $(basename "$t" .sh) "*) ;; *) continue;; esac
+jobs=${INTEGRATION_JOBS:-1}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# run_one TEST: runs it, prints its result (one block, so that parallel
+# queues do not interleave lines) and records it in $work/results.
+run_one() {
+	t=$1
 	name=$(basename "$t" .sh)
-	log=$(mktemp)
+	log="$work/$name.log"
 	start=$(date +%s)
 	sh "$t" >"$log" 2>&1
 	rc=$?
 	secs=$(( $(date +%s) - start ))
 	case $rc in
-	0) pass=$((pass + 1)); echo "ok   $name (${secs}s)";;
-	77) skip=$((skip + 1)); echo "skip $name: $(tail -n 1 "$log")";;
-	*) fail=$((fail + 1)); echo "FAIL $name (exit $rc, ${secs}s)"; sed 's/^/    | /' "$log" | tail -n 60;;
+	0) res=pass; out="ok   $name (${secs}s)";;
+	77)
+		why=$(tail -n 1 "$log")
+		case $why in
+		"missing optional tool: "*) res=skip; out="skip $name: $why";;
+		*) res=fail; out="FAIL $name (skipped without naming a missing tool: $why)";;
+		esac;;
+	*) res=fail; out="FAIL $name (exit $rc, ${secs}s)
+$(sed 's/^/    | /' "$log" | tail -n 60)";;
 	esac
+	printf '%s\n' "$out"
+	printf '%s %s %s\n' "$res" "$name" "$why" >>"$work/results"
 	rm -f "$log"
+}
+
+n=0
+for t in "$here"/t[0-9]*.sh; do
+	[ -e "$t" ] || continue
+	[ -n "${TESTS-}" ] && case " $TESTS " in *" $(basename "$t" .sh) "*) ;; *) continue;; esac
+	echo "$t" >>"$work/queue.$((n % jobs))"
+	n=$((n + 1))
 done
+: >"$work/results"
+k=0
+while [ $k -lt "$jobs" ]; do
+	if [ -e "$work/queue.$k" ]; then
+		( while read -r t; do why=; run_one "$t" </dev/null; done <"$work/queue.$k" ) &
+	fi
+	k=$((k + 1))
+done
+wait
+
+pass=$(grep -c '^pass ' "$work/results")
+fail=$(grep -c '^fail ' "$work/results")
+skip=$(grep -c '^skip ' "$work/results")
+if [ "$skip" -gt 0 ]; then
+	echo "skipped:"
+	grep '^skip ' "$work/results" | sed 's/^skip \([^ ]*\) \(.*\)/  \1: \2/'
+fi
 echo "integration: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

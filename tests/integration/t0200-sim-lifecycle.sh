@@ -5,7 +5,7 @@
 # gets another port; sim down leaves no process of the cluster behind, not
 # even a command hanging on a `hang` node.
 . "$(dirname "$0")/lib.sh"
-command -v ssh >/dev/null && [ -x /usr/sbin/sshd ] || skip "needs OpenSSH client and server"
+command -v ssh >/dev/null && [ -x /usr/sbin/sshd ] || skip sshd "needs the OpenSSH client and server"
 D=$BRINGUP_SIM_DIR
 sim_up -n 4
 [ "$INV" = "$D/inventory.yaml" ] || fail "inventory at $INV, want $D/inventory.yaml"

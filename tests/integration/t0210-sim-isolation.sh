@@ -3,7 +3,7 @@
 # node 1 in /etc, /usr and /tmp (over ssh, and uploaded over SFTP) are seen
 # on node 1 only, and land in node 1's overlay under the sim dir.
 . "$(dirname "$0")/lib.sh"
-command -v sftp >/dev/null && [ -x /usr/sbin/sshd ] || skip "needs OpenSSH client, sftp and server"
+command -v sftp >/dev/null && [ -x /usr/sbin/sshd ] || skip sftp "needs the OpenSSH client, sftp and server"
 D=$BRINGUP_SIM_DIR
 sim_up -n 2
 n1=$(sim_ssh 127.0.1.1 hostname) && n2=$(sim_ssh 127.0.1.2 hostname) || fail "nodes unreachable"

@@ -4,7 +4,7 @@
 # slow delays every command; a bad node or kind is a usage error that names
 # the valid ones.
 . "$(dirname "$0")/lib.sh"
-command -v ssh >/dev/null && [ -x /usr/sbin/sshd ] || skip "needs OpenSSH client and server"
+command -v ssh >/dev/null && [ -x /usr/sbin/sshd ] || skip sshd "needs the OpenSSH client and server"
 D=$BRINGUP_SIM_DIR
 sim_up -n 3
 now_ms() { echo $(($(date +%s%N) / 1000000)); }

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../fixtures/sim-gpu/mknode.sh"
 for t in flock md5sum awk; do
-	command -v $t >/dev/null || skip "$t not installed"
+	command -v $t >/dev/null || skip "$t"
 done
 
 mknode "$D/dgx01" dgx01 0 2 ready dgx1
@@ -194,6 +194,8 @@ pair() {
 	SRV=$?
 }
 avg() { awk '$1 == 65536 { print int($4) }' "$1"; }
+# near WANT GOT: GOT within the stand-in's run-to-run noise (+/-1%) of WANT.
+near() { awk -v w="$1" -v g="$2" 'BEGIN { exit !(g >= w * 0.985 && g <= w * 1.015) }'; }
 pair
 [ "$CLI" -eq 0 ] && [ "$SRV" -eq 0 ] || fail "healthy pair failed: $CLI $SRV $(cat "$OUT/cli.err" "$OUT/srv.err")"
 # The client prints the seed capture's layout (which starts with a CPU
@@ -201,8 +203,8 @@ pair
 sed 1d "$FIX/real/ib_write_bw_edr_dgx1_11264MBps_seed_reconstructed.txt" | shape >"$OUT/b"
 sed '$d' "$OUT/cli" | shape >"$OUT/a"
 diff -u "$OUT/b" "$OUT/a" || fail "ib_write_bw client layout differs from the capture"
-[ "$(avg "$OUT/cli")" -eq 11264 ] || fail "EDR pair should give 11264 MB/sec, got $(avg "$OUT/cli")"
-[ "$(avg "$OUT/srv")" -eq 11264 ] || fail "server reports the client's result"
+near 11264 "$(avg "$OUT/cli")" || fail "EDR pair should give ~11264 MB/sec, got $(avg "$OUT/cli")"
+near 11264 "$(avg "$OUT/srv")" || fail "server reports the client's result"
 head -4 "$OUT/srv" | grep -q '^\* Waiting for client to connect\.\.\. \*$' || fail "no server banner"
 # -a: 2 B..8 MiB; small messages are bound by the message rate
 pair -a
@@ -211,7 +213,7 @@ awk '$1 == 2 { r = $5 } $1 == 8388608 { b = $4 } END { exit !(r > 2.4 && r < 2.8
 	fail "sweep: 2 B must run at ~2.6 Mpps and 8 MiB at ~11.3 GB/s"
 echo mlx5_1 >"$N2/faults/link-degraded"
 pair
-[ "$(avg "$OUT/cli")" -eq 2816 ] || fail "a 1X EDR server port gives a quarter: $(avg "$OUT/cli")"
+near 2816 "$(avg "$OUT/cli")" || fail "a 1X EDR server port gives a quarter: $(avg "$OUT/cli")"
 rm "$N2/faults/link-degraded"
 echo mlx5_1 >"$N1/faults/port-down"
 pair
@@ -225,6 +227,6 @@ diff -u "$FIX/real/ib_write_bw_couldnt_allocate_mr_memlock_failure.txt" "$OUT/cl
 	fail "MR failure differs from the capture"
 rm "$N1/faults/memlock-limited"
 pair
-[ "$CLI" -eq 0 ] && [ "$(avg "$OUT/cli")" -eq 11264 ] || fail "clearing faults restores the pair"
+[ "$CLI" -eq 0 ] && near 11264 "$(avg "$OUT/cli")" || fail "clearing faults restores the pair"
 ls "$CLUSTER/perftest" | grep -q . && fail "rendezvous files left behind"
 exit 0

@@ -3,7 +3,7 @@
 # JSON with the values the capture shows; every malformed sample fails with
 # exit 1 and names its tool and line; unknown tools and empty input fail.
 . "$(dirname "$0")/lib.sh"
-command -v python3 >/dev/null 2>&1 || skip "python3 not found (needed to check the JSON)"
+command -v python3 >/dev/null 2>&1 || skip python3 "needed to check the JSON"
 FIX=$(cd "$(dirname "$0")/../fixtures/tools" && pwd)
 OUT="$TEST_DIR/out.json"
 ERR="$TEST_DIR/err.txt"
@@ -57,10 +57,11 @@ for t in getenforce ibstat ibstatus ibv_devinfo lsmod lspci mmgetstate mmlsclust
 done
 "$BRINGUP" parse --help | grep -q "usage: bringup parse TOOL" || fail "--help"
 
-# every real sample: exit 0 and JSON that python accepts
+# every real sample: exit 0 and JSON that python accepts (a fragment_ file
+# is a few lines quoted from a run, which unit tests complete)
 n=0
 for f in "$FIX"/*/*; do
-	case $f in */SOURCES.md | */malformed_*) continue ;; esac
+	case $f in */SOURCES.md | */malformed_* | */fragment_*) continue ;; esac
 	tool=$(basename "$(dirname "$f")")
 	n=$((n + 1))
 	"$BRINGUP" parse "$tool" "$f" >"$TEST_DIR/all$n.json" 2>"$ERR" ||
@@ -135,4 +136,14 @@ expect_status 2 "$BRINGUP" parse no-such-tool "$FIX/ibstat/a100_hdr200_8x_ib_hea
 grep -q "unknown tool 'no-such-tool'" "$ERR" && grep -q "^  nvidia-smi-q " "$ERR" || fail "unknown tool: $(cat "$ERR")"
 expect_status 1 "$BRINGUP" parse ibstat "$TEST_DIR/does-not-exist" 2>/dev/null
 expect_status 2 "$BRINGUP" parse 2>/dev/null
+
+# A value that is not UTF-8 (Latin-1 in os-release) is kept, not dropped:
+# jansson refuses such strings, so the field used to vanish from the JSON.
+printf 'NAME="caf\351"\nID=rhel\n' >"$TEST_DIR/latin1-os-release"
+"$BRINGUP" parse os-release "$TEST_DIR/latin1-os-release" >"$OUT" || fail "parse latin-1 os-release"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d == {"NAME": "caf\ufffd", "ID": "rhel"}, d
+' "$OUT" || fail "latin-1 value lost: $(cat "$OUT")"
 exit 0

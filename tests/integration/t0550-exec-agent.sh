@@ -3,7 +3,7 @@
 # authenticates with the agent's key; without an agent (and no default key
 # that fits) it fails as an authentication error, exit 3, naming the host.
 . "$(dirname "$0")/lib.sh"
-command -v ssh-agent >/dev/null && command -v ssh-add >/dev/null || skip "needs ssh-agent"
+command -v ssh-agent >/dev/null && command -v ssh-add >/dev/null || skip ssh-agent
 sim_up -n 2 --state ready
 sed '/^    key: /d' "$INV" >"$TEST_DIR/agent.yaml"
 grep -q '^    key: ' "$TEST_DIR/agent.yaml" && fail "key line still there"

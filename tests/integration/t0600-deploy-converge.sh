@@ -70,7 +70,7 @@ out=$("$BRINGUP" deploy -p "$OS_STAGES" -i "$INV" --state-dir "$STATE" -o json) 
 echo "$out" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert d["totals"] == {"ok": 12, "changed": 0, "failed": 0, "skipped": 0}, d["totals"]
+assert d["totals"] == {"ok": 12, "changed": 0, "failed": 0, "skipped": 0, "unreachable": 0}, d["totals"]
 for s in d["stages"]:
     for h, r in s["hosts"].items():
         assert r["status"] == "ok" and r["changes"] == [] and r["reason"] is None, (h, r)
@@ -81,7 +81,7 @@ new=$(for n in dgx01 dgx02 dgx03 dgx04; do
 done)
 # The three stages' probes travel in one round trip per host (the prefetch),
 # and each stage's check is answered from it.
-[ "$(echo "$new" | wc -l)" -eq 4 ] || fail "expected one command per host, got: $new"
+[ "$(printf "%s\n" "$new" | wc -l)" -eq 4 ] || fail "expected one command per host, got: $new"
 run=$(readlink "$STATE/last")
 [ "$(grep -c '^=== .* prefetch dgx01$' "$STATE/$run/hosts/dgx01.log")" = 1 ] ||
 	fail "no prefetch in the run log: $(cat "$STATE/$run/hosts/dgx01.log")"

@@ -3,7 +3,7 @@
 # Prometheus text format with one gauge per host and check, JSON, --output,
 # --checks/--skip-checks, the failure grouping of the text view, NO_COLOR.
 . "$(dirname "$0")/lib.sh"
-command -v xmllint >/dev/null || skip "xmllint not installed (libxml2-utils)"
+command -v xmllint >/dev/null || skip xmllint "libxml2-utils"
 sim_up -n 8 --state ready
 xsd="$(dirname "$0")/../fixtures/junit/junit-10.xsd"
 for n in dgx03 dgx04 dgx05; do "$BRINGUP" sim fault $n nouveau-loaded; done
@@ -29,6 +29,6 @@ echo "$out" | grep -q '^FAIL nouveau.absent *dgx\[03-05\]$' || fail "failures no
 expect_status 0 "$BRINGUP" precheck -i "$INV" --skip-checks nouveau.absent -o json --output /dev/null
 n=$("$BRINGUP" precheck -i "$INV" --checks 'ib.*' -o json | python3 -c \
 	'import json,sys; print(sorted({r["check"] for r in json.load(sys.stdin)["results"]}))')
-[ "$n" = "['ib.hca_present', 'ib.link_layer', 'ib.port_rate', 'ib.port_state']" ] || fail "--checks: $n"
+[ "$n" = "['ib.fabric_links', 'ib.hca_present', 'ib.link_layer', 'ib.netdev', 'ib.port_counters', 'ib.port_rate', 'ib.port_state']" ] || fail "--checks: $n"
 expect_status 2 "$BRINGUP" precheck -i "$INV" --checks no.such.check
 exit 0

@@ -32,7 +32,7 @@ CONF
 "$TOOLS/sim-node-init" "$N" "$C" || fail "sim-node-init"
 export BRINGUP_SIM_NODE=$N BRINGUP_SIM_CLUSTER=$C HOME=$N/home PATH="$TOOLS:$PATH"
 ARCH=$(uname -m)
-[ "$ARCH" = x86_64 ] || skip "the test bundles are x86_64"
+[ "$ARCH" = x86_64 ] || skip x86_64 "the test bundles are x86_64 binaries"
 # sim-node-init (its sim-init-ofed hook) leaves the node's bundle for the admin host.
 tar -tzf "$C/ofed/MLNX_OFED_LINUX-4.7-3.2.9.0-rhel7.6-x86_64.tgz" |
 	grep -qx 'MLNX_OFED_LINUX-4.7-3.2.9.0-rhel7.6-x86_64/mlnxofedinstall' || fail "no bundle in $C/ofed"

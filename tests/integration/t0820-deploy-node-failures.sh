@@ -7,7 +7,7 @@
 # gone --resume converges without sending the tarball again; a second
 # master SM is named by its GUID; a standby SM stays below the master.
 . "$(dirname "$0")/lib.sh"
-[ "$(uname -m)" = x86_64 ] || skip "the test bundles are x86_64"
+[ "$(uname -m)" = x86_64 ] || skip x86_64 "the test bundles are x86_64 binaries"
 sim_up -n 4 --state bare
 STATE=$TEST_DIR/state
 NODES=$BRINGUP_SIM_DIR/nodes

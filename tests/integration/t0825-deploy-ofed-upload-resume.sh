@@ -7,7 +7,7 @@
 # installed file always has the tarball's SHA-256. While one deploy runs, a
 # second on the same cluster is refused; the SIGKILL leaves no stale lock.
 . "$(dirname "$0")/lib.sh"
-[ "$(uname -m)" = x86_64 ] || skip "the test bundles are x86_64"
+[ "$(uname -m)" = x86_64 ] || skip x86_64 "the test bundles are x86_64 binaries"
 sim_up -n 2 --state bare
 STATE=$TEST_DIR/state
 NODES=$BRINGUP_SIM_DIR/nodes
@@ -16,15 +16,7 @@ TGZ=$(SIM_OFED_PAD_MB=64 "$FIXTURES/make-bundle.sh" "$TEST_DIR/b" 4.7-3.2.9.0 rh
 NAME=$(basename "$TGZ")
 SIZE=$(stat -c %s "$TGZ")
 SUM=$(sha256sum <"$TGZ" | cut -d' ' -f1)
-cat >"$TEST_DIR/pb.yaml" <<YAML
-name: ofed-only
-stages:
-  - name: ofed
-    module: ofed
-    hosts: gpu_worker
-    params:
-      tarball: $TGZ
-YAML
+ofed_playbook "$TGZ"
 deploy() { "$BRINGUP" deploy -i "$INV" -p "$TEST_DIR/pb.yaml" --state-dir "$STATE" "$@"; }
 dest() { echo "$NODES/$1/root/var/tmp/bringup-ofed/$NAME"; }
 

@@ -10,7 +10,7 @@
 # sm_fabric naming its GUID, beside the note with the switch's GUID. A
 # switch that hangs before its prompt fails within the per-command limit.
 . "$(dirname "$0")/lib.sh"
-[ "$(uname -m)" = x86_64 ] || skip "the test bundles are x86_64"
+[ "$(uname -m)" = x86_64 ] || skip x86_64 "the test bundles are x86_64 binaries"
 sim_up -n 3 --state bare --switch
 STATE=$TEST_DIR/state
 NODES=$BRINGUP_SIM_DIR/nodes

@@ -7,7 +7,7 @@
 # is loaded again; a node whose file was removed comes back without it, and
 # the next run repairs that. A final run changes nothing.
 . "$(dirname "$0")/lib.sh"
-[ "$(uname -m)" = x86_64 ] || skip "the test bundles are x86_64"
+[ "$(uname -m)" = x86_64 ] || skip x86_64 "the test bundles are x86_64 binaries"
 sim_up -n 3 --profile dgx1-ubuntu --state bare
 STATE=$TEST_DIR/state
 NODES=$BRINGUP_SIM_DIR/nodes

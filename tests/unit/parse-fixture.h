@@ -65,6 +65,15 @@ static inline json_t *parse_fixture(const char *tool, const char *file)
 	return out;
 }
 
+/* A tool's own failure (parse.h): ok false and, unless want is NULL, its
+ * first line as the error. */
+static inline void assert_tool_failure(json_t *j, const char *want)
+{
+	assert_true(json_is_false(json_object_get(j, "ok")));
+	if (want)
+		assert_string_equal(json_string_value(json_object_get(j, "error")), want);
+}
+
 /* Expects TOOL's parser to fail on text with a message containing want. */
 static inline void expect_error_text(const char *tool, const char *text,
 				     size_t len, const char *want)

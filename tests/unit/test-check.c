@@ -276,6 +276,47 @@ static void test_severity_override_turns_failure_into_warning(void **state)
 	inventory_free(inv);
 }
 
+/* An unfinished rolling upgrade: the old and the new OFED are a warning
+ * ("upgrade in progress"), a third release is still drift. */
+static void test_ofed_version_during_an_upgrade(void **state)
+{
+	static const char *const seen[] = { "MLNX_OFED_LINUX-5.0-2.1.8.0:\n",
+					    "MLNX_OFED_LINUX-4.7-1.0.0.1:\n",
+					    "MLNX_OFED_LINUX-4.9-0.1.7.0:\n" };
+	static const enum check_status want[] = { CHECK_WARN, CHECK_WARN, CHECK_FAIL };
+	struct inventory *inv = dgx1_inventory(NULL);
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		const struct section s[] = { { "ofed_info", NULL, seen[i], 0 } };
+		struct facts *f = make_facts(inv, s, 1);
+		struct check_opts o = { STRLIST_INIT, STRLIST_INIT, "MLNX_OFED_LINUX-5.0-2.1.8.0" };
+		struct check_report *rep = NULL;
+		struct err err = ERR_INIT;
+		const struct check_result *r;
+
+		strlist_push(&o.only, "ofed.version");
+		assert_int_equal(checks_run(inv, f, &o, &rep, &err), 0);
+		r = find(rep, "ofed.version", NULL);
+		assert_non_null(r);
+		assert_int_equal(r->status, want[i]);
+		if (want[i] == CHECK_WARN)
+			assert_non_null(strstr(r->detail, "upgrade in progress"));
+		strlist_clear(&o.only);
+		check_report_free(rep);
+		facts_free(f);
+		/* without an upgrade the new release is drift */
+		if (i == 0) {
+			f = make_facts(inv, s, 1);
+			rep = run(inv, f, "ofed.version");
+			assert_int_equal(find(rep, "ofed.version", NULL)->status, CHECK_FAIL);
+			check_report_free(rep);
+			facts_free(f);
+		}
+	}
+	inventory_free(inv);
+}
+
 static void test_unknown_check_id_is_a_usage_error(void **state)
 {
 	struct inventory *inv = dgx1_inventory(NULL);
@@ -338,9 +379,265 @@ static void test_name_resolving_elsewhere_fails(void **state)
 	inventory_free(inv);
 }
 
+/* ibstat ending in ibpanic after a valid listing: the tool's words are a
+ * finding of ib.hca_present, not a listing that looks complete. */
+static void test_ibpanic_after_listing_fails_hca_present(void **state)
+{
+	struct inventory *inv = dgx1_inventory(NULL);
+	const struct section s[] = {
+		{ "ibstat", FIX "ibstat/ibpanic_after_valid_listing_mlx5_8_stat_failed_excerpt.txt", NULL, 0 },
+	};
+	struct facts *f = make_facts(inv, s, 1);
+	struct check_report *rep = run(inv, f, "ib.hca_present");
+	const struct check_result *r = find(rep, "ib.hca_present", NULL);
+
+	(void)state;
+	assert_non_null(r);
+	assert_int_equal(r->status, CHECK_FAIL);
+	assert_non_null(strstr(r->detail, "ibpanic: [1323906] main: stat of IB device 'mlx5_8'"));
+	check_report_free(rep);
+	facts_free(f);
+	inventory_free(inv);
+}
+
+/* nvidia-smi's infoROM warning fails gpu.warnings on the GPU it names; the
+ * report itself still parses (gpu.count passes). */
+static void test_inforom_warning_is_a_finding_on_its_gpu(void **state)
+{
+	struct inventory *inv = dgx1_inventory(NULL);
+	char *q = slurp(FIX "nvidia-smi-q/h100_8x_535_hw_slowdown_active_degraded.txt");
+	struct strbuf text = STRBUF_INIT;
+	struct section s[] = { { "nvidia-smi-q", NULL, NULL, 0 } };
+	struct facts *f;
+	struct check_report *rep;
+	const struct check_result *r;
+
+	(void)state;
+	strbuf_addf(&text, "%sWARNING: infoROM is corrupted at gpu 00000000:19:00.0\n", q);
+	s[0].text = text.buf;
+	f = make_facts(inv, s, 1);
+	rep = run(inv, f, "gpu.*");
+	r = find(rep, "gpu.warnings", "GPU 00000000:19:00.0");
+	assert_non_null(r);
+	assert_int_equal(r->status, CHECK_FAIL);
+	assert_int_equal(find(rep, "gpu.count", NULL)->status, CHECK_PASS);
+	check_report_free(rep);
+	facts_free(f);
+	free(q);
+	strbuf_release(&text);
+	s[0].file = FIX "nvidia-smi-q/h100_8x_535_hw_slowdown_active_degraded.txt";
+	f = make_facts(inv, s, 1);
+	rep = run(inv, f, "gpu.warnings");
+	assert_int_equal(find(rep, "gpu.warnings", NULL)->status, CHECK_PASS);
+	check_report_free(rep);
+	facts_free(f);
+	inventory_free(inv);
+}
+
+/* ib.port_counters on two reads of real perfquery -x output: counts that
+ * do not move (LinkDowned 1, XmitDiscards 20046 from a past incident) pass
+ * and are named; one that rises fails that port with its rise. */
+static void test_port_counters_steady_and_rising(void **state)
+{
+	struct inventory *inv = dgx1_inventory(NULL);
+	char *a = slurp(FIX "perfquery/perfquery_x_edr_switch_port_linkdowned_xmitdiscards_relayerrors.txt");
+	char *b = xstrdup(a), *p = strstr(b, "SymbolErrorCounter:..............0");
+	struct section s[] = {
+		{ "perfquery-a mlx5_0/1", NULL, a, 0 },
+		{ "perfquery-b mlx5_0/1", NULL, a, 0 },
+		{ "perfquery-interval", NULL, "100.0 102.0\n", 0 },
+	};
+	struct facts *f = make_facts(inv, s, 3);
+	struct check_report *rep = run(inv, f, "ib.port_counters");
+	const struct check_result *r = find(rep, "ib.port_counters", "mlx5_0/1");
+
+	(void)state;
+	assert_non_null(r);
+	assert_int_equal(r->status, CHECK_PASS);
+	assert_non_null(strstr(r->found, "old counts: LinkDownedCounter 1, PortRcvSwitchRelayErrors 7, PortXmitDiscards 20046"));
+	/* mlx5_1..3 have no reading: skipped, not passed */
+	assert_int_equal(find(rep, "ib.port_counters", "mlx5_1/1")->status, CHECK_SKIP);
+	check_report_free(rep);
+	facts_free(f);
+	p[strlen("SymbolErrorCounter:..............")] = '9';
+	s[1].text = b;
+	f = make_facts(inv, s, 3);
+	rep = run(inv, f, "ib.port_counters");
+	r = find(rep, "ib.port_counters", "mlx5_0/1");
+	assert_int_equal(r->status, CHECK_FAIL);
+	assert_string_equal(r->found, "SymbolErrorCounter +9 in 2.0 s (4.5/s)");
+	check_report_free(rep);
+	facts_free(f);
+	free(a);
+	free(b);
+	inventory_free(inv);
+}
+
+/* The MAD failure: not applicable on a RoCE port, a failure (with the
+ * tool's words) on an InfiniBand one. */
+static void test_port_counters_mad_failure(void **state)
+{
+	struct inventory *inv = dgx1_inventory(NULL);
+	const char *fx = FIX "perfquery/perfquery_roce_only_host_client_register_failed_iberror.txt";
+	const struct section s[] = {
+		{ "perfquery-a mlx5_0/1", fx, NULL, 255 },
+		{ "perfquery-b mlx5_0/1", fx, NULL, 255 },
+	};
+	struct facts *f = make_facts(inv, s, 2);
+	struct check_report *rep = run(inv, f, "ib.port_counters");
+	const struct check_result *r = find(rep, "ib.port_counters", "mlx5_0/1");
+
+	(void)state;
+	assert_int_equal(r->status, CHECK_FAIL);
+	assert_string_equal(r->detail, "perfquery: iberror: failed: Failed to open '(null)' port '0'");
+	check_report_free(rep);
+	inv->hosts[0].hcas[0].link_layer = LINK_ETH;
+	rep = run(inv, f, "ib.port_counters");
+	r = find(rep, "ib.port_counters", "mlx5_0/1");
+	assert_int_equal(r->status, CHECK_SKIP);
+	assert_non_null(strstr(r->detail, "not applicable"));
+	check_report_free(rep);
+	facts_free(f);
+	inventory_free(inv);
+}
+
+/* A Spectrum Scale client, for the scale checks. */
+static struct inventory *scale_inventory(void)
+{
+	const char *y = "cluster: { name: t }\n"
+			"hosts:\n  gpfs01: { address: 127.0.0.1 }\n"
+			"groups:\n  scale_client: { hosts: gpfs01 }\n";
+	struct inventory *inv = NULL;
+	struct err err = ERR_INIT;
+
+	if (inventory_load_buf("t.yaml", y, strlen(y), &inv, &err))
+		fail_msg("inventory: %s", err_msg(&err));
+	return inv;
+}
+
+static struct check_report *health_of(const struct inventory *inv, const char *file,
+				      const char *text, struct facts **ret_f)
+{
+	struct section s[] = { { "mmhealth", file, text, text ? 1 : 0 } };
+
+	*ret_f = make_facts(inv, s, 1);
+	return run(inv, *ret_f, "scale.health");
+}
+
+/* scale.health on real mmhealth node show captures: a degraded component
+ * and sub-component fail by name with their event's message, disabled ones
+ * pass, a TIPS component warns, all HEALTHY passes, and mmhealth's own
+ * failure fails with its words. */
+static void test_scale_health_components(void **state)
+{
+	struct inventory *inv = scale_inventory();
+	struct check_report *rep;
+	const struct check_result *r;
+	struct facts *f;
+
+	(void)state;
+	rep = health_of(inv, FIX "mmhealth/mmhealth_node_show_ces_degraded.txt", NULL, &f);
+	r = find(rep, "scale.health", "CES/CESNETWORK");
+	assert_non_null(r);
+	assert_int_equal(r->status, CHECK_FAIL);
+	assert_string_equal(r->found, "DEGRADED (ces_network_ips_not_defined)");
+	assert_string_equal(r->detail, "ces_network_ips_not_defined: No CES IP addresses have been defined.");
+	assert_int_equal(find(rep, "scale.health", "CES")->status, CHECK_FAIL);
+	assert_null(find(rep, "scale.health", "CES/AUTH"));
+	assert_null(find(rep, "scale.health", NULL));
+	check_report_free(rep);
+	facts_free(f);
+
+	rep = health_of(inv, FIX "mmhealth/mmhealth_node_show_gpfs_tips_total_memory_small.txt", NULL, &f);
+	assert_int_equal(find(rep, "scale.health", "GPFS")->status, CHECK_WARN);
+	assert_int_equal(find(rep, "scale.health", NULL)->status, CHECK_PASS);
+	check_report_free(rep);
+	facts_free(f);
+
+	rep = health_of(inv, FIX "mmhealth/mmhealth_node_show_all_components_healthy.txt", NULL, &f);
+	assert_int_equal(rep->n, 1);
+	assert_int_equal(find(rep, "scale.health", NULL)->status, CHECK_PASS);
+	check_report_free(rep);
+	facts_free(f);
+
+	rep = health_of(inv, NULL, "mmhealth: This node does not belong to a GPFS cluster.\n"
+			"mmhealth: Command failed.  Examine previous error messages to determine cause.\n", &f);
+	r = find(rep, "scale.health", NULL);
+	assert_int_equal(r->status, CHECK_FAIL);
+	assert_string_equal(r->found, "mmhealth: This node does not belong to a GPFS cluster.");
+	check_report_free(rep);
+	facts_free(f);
+	inventory_free(inv);
+}
+
+/* Runs check id on facts from s; the result for subject (NULL: the host). */
+static const struct check_result *verdict(const struct inventory *inv, const struct section *s,
+					  size_t n, const char *id, const char *subject,
+					  struct check_report **ret_rep, struct facts **ret_f)
+{
+	*ret_f = make_facts(inv, s, n);
+	*ret_rep = run(inv, *ret_f, id);
+	return find(*ret_rep, id, subject);
+}
+
+static void verdict_done(struct check_report *rep, struct facts *f)
+{
+	check_report_free(rep);
+	facts_free(f);
+}
+
+/* peermem.symbols on real dmesg captures: a module that did not load fails
+ * naming its unknown symbols and whose they are (ib_core, the driver);
+ * loaded, the same lines are history and pass; a clean log passes. */
+static void test_peermem_symbols(void **state)
+{
+	struct inventory *inv = dgx1_inventory(NULL);
+	struct section s[] = {
+		{ "dmesg-modules", FIX "dmesg-modules/dmesg_T_nv_peer_mem_unknown_symbol_ib_peer_memory_client_ofed_reinstalled.txt", NULL, 0 },
+		{ "lsmod", NULL, "Module                  Size  Used by\nib_core               363078  0\n", 0 },
+	};
+	struct check_report *rep;
+	struct facts *f;
+	const struct check_result *r = verdict(inv, s, 2, "peermem.symbols", "nv_peer_mem", &rep, &f);
+
+	(void)state;
+	assert_non_null(r);
+	assert_int_equal(r->status, CHECK_FAIL);
+	assert_string_equal(r->found, "Unknown symbol ib_register_peer_memory_client, "
+			    "ib_unregister_peer_memory_client");
+	assert_non_null(strstr(r->detail, "another ib_core"));
+	verdict_done(rep, f);
+
+	s[0].file = FIX "dmesg-modules/dmesg_nv_peer_mem_disagrees_about_version_unknown_symbol_excerpt.txt";
+	r = verdict(inv, s, 2, "peermem.symbols", "nv_peer_mem", &rep, &f);
+	assert_int_equal(r->status, CHECK_FAIL);
+	assert_non_null(strstr(r->found, "(disagrees about version: nvidia_p2p_put_pages, "));
+	assert_non_null(strstr(r->detail, "ib_core (OFED) and NVIDIA driver"));
+	verdict_done(rep, f);
+
+	s[1].file = FIX "lsmod/lsmod_grep_peer_nv_peer_mem_dgx1_rhel76_seed_reconstructed.txt";
+	r = verdict(inv, s, 2, "peermem.symbols", "nv_peer_mem", &rep, &f);
+	assert_int_equal(r->status, CHECK_PASS);
+	assert_non_null(strstr(r->found, "loaded; an earlier load failed: "));
+	assert_int_equal(rep->n, 1);
+	verdict_done(rep, f);
+
+	r = verdict(inv, s + 1, 1, "peermem.symbols", NULL, &rep, &f);
+	assert_int_equal(rep->n, 1);
+	assert_int_equal(r->status, CHECK_PASS);
+	verdict_done(rep, f);
+	inventory_free(inv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scale_health_components),
+		cmocka_unit_test(test_peermem_symbols),
+		cmocka_unit_test(test_port_counters_steady_and_rising),
+		cmocka_unit_test(test_port_counters_mad_failure),
+		cmocka_unit_test(test_ibpanic_after_listing_fails_hca_present),
+		cmocka_unit_test(test_inforom_warning_is_a_finding_on_its_gpu),
 		cmocka_unit_test(test_split_frames_sections_with_exit_codes),
 		cmocka_unit_test(test_split_names_the_line_of_a_cut_section),
 		cmocka_unit_test(test_healthy_dgx1_ports_pass),
@@ -348,6 +645,7 @@ int main(void)
 		cmocka_unit_test(test_power_brake_fails_each_gpu),
 		cmocka_unit_test(test_missing_peermem_skips_gpudirect_naming_it),
 		cmocka_unit_test(test_severity_override_turns_failure_into_warning),
+		cmocka_unit_test(test_ofed_version_during_an_upgrade),
 		cmocka_unit_test(test_unknown_check_id_is_a_usage_error),
 		cmocka_unit_test(test_text_report_folds_hosts_and_names_the_check),
 		cmocka_unit_test(test_name_resolving_elsewhere_fails),

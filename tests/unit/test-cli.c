@@ -49,6 +49,46 @@ static void test_render_terminal_codes(void **state)
 	strbuf_release(&out);
 }
 
+/*
+ * Found by fuzzing: each ESC[99999C padded the line by 100 kB, so 8 KB of
+ * input rendered to 100 MB. Moves stop at column 4096 and the output stops
+ * growing a little past CLI_RENDER_MAX.
+ */
+static void test_render_is_bounded(void **state)
+{
+	struct strbuf raw = STRBUF_INIT, out = STRBUF_INIT;
+
+	(void)state;
+	while (raw.len < 8192)
+		strbuf_addstr(&raw, "\033[99999C");
+	strbuf_addch(&raw, 'x');
+	cli_render(raw.buf, raw.len, &out);
+	assert_int_equal(out.len, 4097);
+	assert_int_equal(out.buf[4096], 'x');
+	/* G too, and a line longer than 4096 by its own text keeps its length */
+	strbuf_reset(&out);
+	render("ab\033[99999Gc", &out);
+	assert_int_equal(out.len, 4097);
+	strbuf_reset(&raw);
+	for (int i = 0; i < 5000; i++)
+		strbuf_addch(&raw, 'y');
+	strbuf_addstr(&raw, "\033[9C\033[1Dz");
+	strbuf_reset(&out);
+	cli_render(raw.buf, raw.len, &out);
+	assert_int_equal(out.len, 5000);
+	assert_int_equal(out.buf[4999], 'z');
+	/* many short padded lines: 240 kB in, at most about CLI_RENDER_MAX out */
+	strbuf_reset(&raw);
+	while (raw.len < 240000)
+		strbuf_addstr(&raw, "\033[99999Cx\n");
+	strbuf_reset(&out);
+	cli_render(raw.buf, raw.len, &out);
+	assert_true(out.len <= CLI_RENDER_MAX + 2 * 4096);
+	assert_true(out.len >= CLI_RENDER_MAX);
+	strbuf_release(&raw);
+	strbuf_release(&out);
+}
+
 /* ---- prompts, pagers, errors ---- */
 
 static void test_prompts(void **state)
@@ -250,6 +290,38 @@ static void test_pager_key_lost(void **state)
 	strbuf_release(&f.written);
 }
 
+/* A control character in a command never reaches the terminal: ESC or ^U
+ * would edit the line, tab would complete it. */
+static void test_control_characters_refused(void **state)
+{
+	static const char *const bad[] = {
+		"ib smnode sw\033[2K enable", "ib smnode sw\025 enable",
+		"ib smnode sw\t enable", "ib smnode sw\177 enable",
+	};
+	struct fake f = { lost_key, 3, 0, 0, STRBUF_INIT, false };
+	struct cli_io io = { fake_read, fake_write, &f };
+	struct strbuf out = STRBUF_INIT;
+	struct err err = ERR_INIT;
+	struct cli *c = NULL;
+
+	(void)state;
+	assert_int_equal(cli_open(&io, "ibsw01", 5000, NULL, &c, &err), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(cli_run(c, bad[i], 5000, &out, &err), ERR_USAGE);
+		assert_non_null(strstr(err_msg(&err), "found control character 0x"));
+		assert_null(strchr(err_msg(&err), '\033'));
+		err_clear(&err);
+	}
+	assert_int_equal(cli_run(c, "ib smnode sw\033 enable", 5000, &out, &err), ERR_USAGE);
+	assert_string_equal(err_msg(&err), "switch ibsw01: found control character 0x1b "
+			    "in CLI command `ib smnode sw? enable`, expected printable text");
+	err_clear(&err);
+	assert_int_equal(f.written.len, 0); /* nothing was sent */
+	cli_free(c);
+	strbuf_release(&out);
+	strbuf_release(&f.written);
+}
+
 static const struct chunk stuck[] = {
 	{ 0, "ibsw01 [standalone: master] > " },
 	{ 2, "show ib sm\r\nenable\r\n" }, /* and then nothing: no prompt */
@@ -300,10 +372,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_render_terminal_codes),
+		cmocka_unit_test(test_render_is_bounded),
 		cmocka_unit_test(test_prompts),
 		cmocka_unit_test(test_pagers_and_errors),
 		cmocka_unit_test(test_session),
 		cmocka_unit_test(test_pager_key_lost),
+		cmocka_unit_test(test_control_characters_refused),
 		cmocka_unit_test(test_timeout_and_eof),
 	};
 

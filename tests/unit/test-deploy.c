@@ -196,6 +196,29 @@ static void test_serial_and_max_fail_percent(void **state)
 	done(&r);
 }
 
+/* A host that failed an earlier stage counts against a later stage's
+ * max_fail_percent (Ansible's count): the rolling upgrade's gate. */
+static void test_max_fail_counts_earlier_failures(void **state)
+{
+	static const char pb[] =
+		"stages:\n"
+		"  - { name: a, module: fake, hosts: 'n[1-2]', params: { fail: n1 } }\n"
+		"  - { name: gate, module: fake, hosts: 'n[1-2]', max_fail_percent: 0 }\n"
+		"  - { name: b, module: fake, hosts: 'n[3-4]' }\n";
+	struct deploy_opts o = { .forks = 4 };
+	struct run r;
+
+	(void)state;
+	run(&r, pb, &o, NULL);
+	assert_true(saw(&r.events, "a n1 failed: apply: it broke"));
+	/* the batch's other host finishes its own stages */
+	assert_true(saw(&r.events, "gate n2 changed"));
+	assert_true(saw(&r.events, "b n3 skipped: stage gate: 1 of 2 hosts of a batch failed, "
+			"more than max_fail_percent 0%"));
+	assert_int_equal(count_prefix(&calls, "check b"), 0);
+	done(&r);
+}
+
 static void test_serial_batch_all_failed_stops_the_run(void **state)
 {
 	static const char pb[] =
@@ -384,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_failed_host_stops_only_itself),
 		cmocka_unit_test(test_serial_and_max_fail_percent),
 		cmocka_unit_test(test_serial_batch_all_failed_stops_the_run),
+		cmocka_unit_test(test_max_fail_counts_earlier_failures),
 		cmocka_unit_test(test_depends_run_once_and_local),
 		cmocka_unit_test(test_failed_run_once_stops_its_stage_hosts),
 		cmocka_unit_test(test_resume_does_not_rerun_a_run_once_stage),

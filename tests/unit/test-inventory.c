@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "../../engine/inventory.h"
+#include "../../engine/strbuf.h"
+#include "jansson-oom.h"
 
 static struct inventory *load_ok(const char *yaml)
 {
@@ -102,7 +104,7 @@ static void test_ssh_cluster_defaults_and_jump_host(void **state)
 	inv = load_ok("cluster:\n  name: c\n  ssh:\n    user: admin\n    port: 2200\n"
 		      "    key: ~/k\n    proxy_jump: bastion01\n"
 		      "    known_hosts: /etc/kh\n    connect_timeout: 3\n"
-		      "    command_timeout: 99\n"
+		      "    command_timeout: 99\n    jump_sessions: 4\n"
 		      "hosts:\n  bastion01:\n  n1:\n    ssh: { port: 22 }\n");
 	assert_string_equal(inv->hosts[1].ssh.user, "admin");
 	assert_int_equal(inv->hosts[1].ssh.port, 22);
@@ -114,6 +116,7 @@ static void test_ssh_cluster_defaults_and_jump_host(void **state)
 	assert_string_equal(inv->known_hosts, "/etc/kh");
 	assert_int_equal(inv->connect_timeout_s, 3);
 	assert_int_equal(inv->command_timeout_s, 99);
+	assert_int_equal(inv->jump_sessions, 4);
 	inventory_free(inv);
 }
 
@@ -257,7 +260,7 @@ static void test_error_unknown_keys(void **state)
 	assert_load_fails(HEAD "  ssh: { usr: root }\nhosts: { a: }\n", ERR_INVENTORY,
 		"inv.yaml:3:10: unknown key 'usr' in cluster.ssh (did you mean "
 		"'user'?; expected one of: user, port, key, proxy_jump, known_hosts, "
-		"connect_timeout, command_timeout)");
+		"connect_timeout, command_timeout, jump_sessions)");
 	assert_load_fails(HEAD "hosts:\n  a:\n    ssh: { known_hosts: /x }\n",
 		ERR_INVENTORY, "inv.yaml:5:12: unknown key 'known_hosts' in the ssh "
 		"settings of host 'a' (expected one of: user, port, key, proxy_jump)");
@@ -567,6 +570,83 @@ static void test_to_json(void **state)
 	inventory_free(inv);
 }
 
+/* Hostile YAML (found by fuzzing) gets FILE:LINE:COL, not a crash. */
+static void test_yaml_graphs_are_refused(void **state)
+{
+	(void)state;
+	assert_load_fails(HEAD "  vars:\n   a: &a [*a]\nhosts:\n", ERR_INVENTORY,
+			  "inv.yaml:4:7: found an alias to the anchored node at line 4, "
+			  "column 7 inside that node, expected an alias outside its "
+			  "anchor (no cycles)");
+	assert_load_fails(HEAD "  vars: &v\n    self: *v\nhosts:\n", ERR_INVENTORY,
+			  "inv.yaml:3:9: found an alias to the anchored node at line 3, "
+			  "column 9 inside that node, expected an alias outside its "
+			  "anchor (no cycles)");
+}
+
+static char *host_vars_text(const struct inventory *inv)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < inv->nhosts; i++) {
+		char *s = json_dumps(inv->hosts[i].vars, JSON_COMPACT | JSON_SORT_KEYS);
+
+		strbuf_addf(&sb, "%s=%s\n", inv->hosts[i].name, s);
+		free(s);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/*
+ * jansson returns NULL when it cannot allocate. Whichever allocation fails,
+ * the inventory loads with every var in place or fails with a message: under
+ * a memory limit a "billion laughs" file used to pass `inventory check`.
+ */
+static void test_vars_out_of_memory(void **state)
+{
+	static const char yaml[] = HEAD
+		"  vars: { a: [1, 2, {b: c}], d: x }\n"
+		"hosts:\n"
+		"  n[1-2]:\n"
+		"  n3:\n"
+		"    vars: { e: [3], d: y }\n"
+		"groups:\n"
+		"  scale_client:\n"
+		"    hosts: n[2-3]\n"
+		"    vars: { f: {g: 1} }\n";
+	struct inventory *inv = load_ok(yaml);
+	char *want = host_vars_text(inv);
+	int failures = 0;
+
+	(void)state;
+	inventory_free(inv);
+	json_set_alloc_funcs(failing_malloc, free);
+	for (long budget = 0; budget < 300; budget++) {
+		struct err e = ERR_INIT;
+		int rc;
+
+		alloc_budget = budget;
+		rc = inventory_load_buf("inv.yaml", yaml, strlen(yaml), &inv, &e);
+		alloc_budget = -1;
+		if (!rc) {
+			char *got = host_vars_text(inv);
+
+			assert_string_equal(got, want);
+			free(got);
+			inventory_free(inv);
+		} else {
+			failures++;
+			assert_int_equal(rc, ERR_INVENTORY);
+			assert_non_null(e.msg);
+			assert_non_null(strstr(e.msg, "out of memory"));
+		}
+		err_clear(&e);
+	}
+	json_set_alloc_funcs(malloc, free);
+	assert_true(failures > 10);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -590,6 +670,8 @@ int main(void)
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_select_errors),
 		cmocka_unit_test(test_to_json),
+		cmocka_unit_test(test_vars_out_of_memory),
+		cmocka_unit_test(test_yaml_graphs_are_refused),
 	};
 
 	return cmocka_run_group_tests_name("inventory", tests, NULL, NULL);

@@ -163,6 +163,27 @@ static void test_failed_saves_keep_the_old_journal(void **state)
 	free(dir);
 }
 
+/* A reason or change quoting a host's Latin-1 output used to vanish (jansson refuses it). */
+static void test_text_that_is_not_utf8_is_kept(void **state)
+{
+	struct journal *j = journal_new("/nonexistent/journal.json", &meta);
+	struct strlist changes = STRLIST_INIT;
+	const json_t *h;
+
+	(void)state;
+	journal_stage(j, "memlock", "memlock", 1);
+	strlist_push(&changes, "update caf\351.conf");
+	journal_host_done(j, "memlock", "dgx01", "failed", &changes, "apply: caf\351", 0.1);
+	h = json_object_get(json_object_get(json_array_get(json_object_get(journal_json(j),
+						"stages"), 0), "hosts"), "dgx01");
+	assert_string_equal(json_string_value(json_object_get(h, "reason")),
+			    "apply: caf\xef\xbf\xbd");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(h, "changes"), 0)),
+			    "update caf\xef\xbf\xbd.conf");
+	strlist_clear(&changes);
+	journal_free(j);
+}
+
 static void test_load_errors(void **state)
 {
 	char *dir = tmpdir(), *path = xasprintf("%s/journal.json", dir);
@@ -197,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_failed_saves_keep_the_old_journal),
 		cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_text_that_is_not_utf8_is_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,15 +2,21 @@
  * engine/modctx.c, the parts for long commands and reboots, run on this
  * machine (a local stage): a command given its own timeout is stopped
  * there, and the error names the host, the stage and the command; the
- * inventory's timeout comes back for the next command; a reboot is refused
- * outside apply and on the admin host, before anything runs.
+ * inventory's timeout comes back for the next command; input and output
+ * flow together (no pipe deadlock); a timeout kills the command's whole
+ * process group; a reboot is refused outside apply and on the admin host,
+ * before anything runs.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../engine/modctx.h"
 #include "../../modules/module.h"
@@ -69,6 +75,80 @@ static void test_exec_timeout_stops_and_names(void **state)
 	local_release(&l);
 }
 
+/* More input than a pipe holds, to a command that answers as it reads:
+ * writing all input before reading any output deadlocks here. */
+static void test_local_input_and_output_do_not_deadlock(void **state)
+{
+	static const char *const cat[] = { "sh", "-c", "cat; echo read-all >&2", NULL };
+	size_t n = 600 * 1024;
+	char *big = malloc(n + 1);
+	struct local l;
+	struct cmd_result res;
+
+	(void)state;
+	memset(big, 'x', n);
+	big[n] = '\0';
+	local_init(&l);
+	alarm(60); /* a deadlock fails the test rather than hanging it */
+	assert_int_equal(mod_exec(&l.mc, cat, big, &res), 0);
+	alarm(0);
+	assert_int_equal(res.exit_status, 0);
+	assert_int_equal(res.out.len, n);
+	assert_string_equal(res.err.buf, "read-all\n");
+	cmd_result_release(&res);
+	local_release(&l);
+	free(big);
+}
+
+/* A process's state letter from /proc, or 0 once it is gone. */
+static char proc_state(long pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] ? p[2] : 0;
+}
+
+/* A timeout stops what the command started, not only its shell. */
+static void test_local_timeout_kills_the_process_group(void **state)
+{
+	char tmpl[] = "/tmp/test-modctx-XXXXXX", pidfile[64], script[256];
+	const char *argv[] = { "sh", "-c", script, NULL };
+	struct local l;
+	struct cmd_result res;
+	long child = 0;
+	FILE *f;
+	char st = 'S';
+
+	(void)state;
+	assert_non_null(mkdtemp(tmpl));
+	snprintf(pidfile, sizeof(pidfile), "%s/pid", tmpl);
+	snprintf(script, sizeof(script), "sleep 30 & echo $! >%s; wait", pidfile);
+	local_init(&l);
+	assert_int_equal(mod_exec_timeout(&l.mc, argv, NULL, 1, &res), ERR_TIMEOUT);
+	cmd_result_release(&res);
+	assert_non_null(f = fopen(pidfile, "r"));
+	assert_int_equal(fscanf(f, "%ld", &child), 1);
+	fclose(f);
+	/* Killed: gone, or a zombie until whoever inherited it reaps it. */
+	for (int i = 0; i < 100 && (st = proc_state(child)) && st != 'Z'; i++)
+		usleep(100 * 1000);
+	if (st && st != 'Z')
+		kill((pid_t)child, SIGKILL);
+	assert_true(!st || st == 'Z');
+	unlink(pidfile);
+	rmdir(tmpl);
+	local_release(&l);
+}
+
 static void test_reboot_refused_locally(void **state)
 {
 	struct local l;
@@ -86,7 +166,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exec_timeout_stops_and_names),
+		cmocka_unit_test(test_local_input_and_output_do_not_deadlock),
+		cmocka_unit_test(test_local_timeout_kills_the_process_group),
 		cmocka_unit_test(test_reboot_refused_locally),
 	};
+	/* As bringup's main does: a command that stops reading is not our death. */
+	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

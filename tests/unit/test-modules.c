@@ -85,6 +85,8 @@ static void test_every_module_file_is_registered_and_shipped(void **state)
 			fail_msg("modules/%s is not in the table of modules.c", de->d_name);
 		for (size_t i = 0; i < pb->nstages; i++)
 			shipped |= !strcmp(pb->stages[i].module->name, name);
+		/* the rolling upgrade's playbook (engine/upgrade.c; test-upgrade loads it) */
+		shipped |= !strcmp(name, "scale_node");
 		if (!shipped)
 			fail_msg("module %s has no stage in playbooks/deploy.yaml", name);
 		files++;

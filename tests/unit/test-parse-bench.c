@@ -68,7 +68,35 @@ static void test_nccl_debug_info_indented(void **state)
 	assert_jnum_at(j, "rows/2/in_place/busbw", 192.18);
 	assert_jnum_at(j, "avg_bus_bandwidth", 179.465);
 	assert_null(jpath(j, "warnings"));
+	/* the transport verdict: no IB device, sockets */
+	assert_jstr_at(j, "nccl_info/network", "Socket");
+	assert_jsize_at(j, "nccl_info/ib_devices", 0);
+	/* per host too (under mpirun every rank prints its own lines) */
+	assert_jstr_at(j, "nccl_info/hosts/3767c65d25c4/network", "Socket");
 	json_decref(j);
+}
+
+/* The Redpaper's NET/IB lines (4 HCAs, a GDRDMA ring), with the footer of
+ * the same run appended so that the text is a whole nccl-tests output. */
+static void test_nccl_debug_info_ib_gdrdma(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j;
+
+	(void)state;
+	fixture_read("nccl-tests", "fragment_nccl_info_net_ib_4_hcas_and_gdrdma_ring_openshift_excerpt.txt", &sb);
+	strbuf_addstr(&sb, "# Avg bus bandwidth    : 12.3088 \n");
+	j = parse_text("nccl-tests", sb.buf, sb.len);
+	assert_jsize_at(j, "nccl_info/ib_devices", 4);
+	assert_jstr_at(j, "nccl_info/ib_devices/0", "mlx5_3:1/IB");
+	assert_int_equal(json_integer_value(json_object_get(jpath(j, "nccl_info/transports"),
+							    "NET/IB/GDRDMA")), 1);
+	/* the ring line came from worker-11: its host has the GDRDMA channel */
+	assert_int_equal(json_integer_value(json_object_get(
+		jpath(j, "nccl_info/hosts/nccl-test-mpi-worker-11/transports"), "NET/IB/GDRDMA")), 1);
+	assert_null(jpath(j, "nccl_info/hosts/nccl-test-mpi-worker-1/transports"));
+	json_decref(j);
+	strbuf_release(&sb);
 }
 
 static void test_nccl_other_samples(void **state)
@@ -136,6 +164,7 @@ int main(void)
 		cmocka_unit_test(test_nccl_dgx1_openshift_old_layout),
 		cmocka_unit_test(test_nccl_h100_new_layout),
 		cmocka_unit_test(test_nccl_debug_info_indented),
+		cmocka_unit_test(test_nccl_debug_info_ib_gdrdma),
 		cmocka_unit_test(test_nccl_other_samples),
 		cmocka_unit_test(test_tf_cnn_horovod),
 		cmocka_unit_test(test_tf_cnn_single_gpu_tabs_and_spaces),

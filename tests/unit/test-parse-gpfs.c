@@ -121,6 +121,183 @@ static void test_mmremotefs(void **state)
 		     "mmremotefs: line 2: too few columns");
 }
 
+static void test_mmlsnodeclass(void **state)
+{
+	json_t *j = parse_fixture("mmlsnodeclass", "mmlsnodeclass_one_user_class_nsdserver.txt");
+	struct err err = ERR_INIT;
+	const char *wrapped =
+		"Node Class Name       Members\n"
+		"--------------------- -----------------------------------------------------------\n"
+		"dgx                   dgx01,dgx02,dgx03,\n"
+		"                      dgx04\n"
+		"empty\n";
+
+	(void)state;
+	assert_jsize_at(j, "classes", 1);
+	assert_jstr_at(j, "classes/0/name", "nsdserver");
+	assert_jsize_at(j, "classes/0/members", 1);
+	assert_jstr_at(j, "classes/0/members/0", "node01.gpfs.mgt");
+	json_decref(j);
+	/* a long member list goes on over indented lines */
+	assert_int_equal(parse_mmlsnodeclass(wrapped, strlen(wrapped), &j, &err), 0);
+	assert_jsize_at(j, "classes", 2);
+	assert_jsize_at(j, "classes/0/members", 4);
+	assert_jstr_at(j, "classes/0/members/3", "dgx04");
+	assert_jsize_at(j, "classes/1/members", 0);
+	json_decref(j);
+	expect_error("mmlsnodeclass", "../mmgetstate/mmgetstate_a_3_nodes_active.txt",
+		     "mmlsnodeclass: line 2: expected the column header");
+}
+
+/*
+ * mmdiag --network has no real capture over verbs (tests/fixtures/tools/
+ * SOURCES.md); the layout is IBM's mmdiag section "RDMA Connections
+ * between nodes", one "Fabric - Device - Port" line per port.
+ */
+static void test_mmdiag_network_and_config(void **state)
+{
+	const char *net =
+		"\n=== mmdiag: network ===\n\nPending messages:\n  (none)\n"
+		"TCP Connections between nodes:\n  Device lo:\n"
+		"    hostname    node     destination     status     err  sock\n"
+		"    dgx02       <c0n1>   127.0.1.2       connected  0    32\n"
+		"RDMA Connections between nodes:\n"
+		"  Fabric 0 - Device mlx5_0 Port 1 Width 4x Speed EDR lid 3\n"
+		"    hostname    idx CM state VS buff RDMA_CT(ERR)\n"
+		"    ess01       0   N  RTS   (Y)903   0 (0)\n"
+		"    ess02       1   N  RTS   (Y)903   0 (0)\n"
+		"  Fabric 0 - Device mlx5_1 Port 1 Width 4x Speed EDR lid 4\n"
+		"    hostname    idx CM state VS buff RDMA_CT(ERR)\n";
+	const char *none = "\n=== mmdiag: network ===\nRDMA Connections between nodes:\n  (none)\n";
+	const char *cfg = "\n=== mmdiag: config ===\n   pagepool 1G\n ! verbsPorts mlx5_0/1 mlx5_1/1\n"
+			  " ! verbsRdma enable\n";
+	struct err err = ERR_INIT;
+	json_t *j = NULL;
+
+	(void)state;
+	assert_int_equal(parse_mmdiag_network(net, strlen(net), &j, &err), 0);
+	assert_true(json_is_true(json_object_get(j, "rdma_started")));
+	assert_jsize_at(j, "ports", 2);
+	assert_jstr_at(j, "ports/1/device", "mlx5_1");
+	assert_jint_at(j, "ports/1/port", 1);
+	assert_jsize_at(j, "connections", 2);
+	assert_jstr_at(j, "connections/1/node", "ess02");
+	assert_jstr_at(j, "connections/1/device", "mlx5_0");
+	json_decref(j);
+	assert_int_equal(parse_mmdiag_network(none, strlen(none), &j, &err), 0);
+	assert_false(json_is_true(json_object_get(j, "rdma_started")));
+	assert_jsize_at(j, "ports", 0);
+	json_decref(j);
+	assert_int_equal(parse_mmdiag_config(cfg, strlen(cfg), &j, &err), 0);
+	assert_jstr_at(j, "attrs/verbsPorts", "mlx5_0/1 mlx5_1/1");
+	assert_jstr_at(j, "attrs/pagepool", "1G");
+	assert_jsize_at(j, "changed", 2);
+	json_decref(j);
+	assert_int_not_equal(parse_mmdiag_network(cfg, strlen(cfg), &j, &err), 0);
+	err_clear(&err);
+}
+
+static void test_mmhealth(void **state)
+{
+	json_t *j = parse_fixture("mmhealth", "mmhealth_node_show_all_components_healthy.txt");
+
+	(void)state;
+	assert_jstr_at(j, "node", "storage-scale-storage-3.strgscale.com");
+	assert_jstr_at(j, "status", "HEALTHY");
+	assert_jsize_at(j, "components", 7);
+	assert_jstr_at(j, "components/2/name", "NETWORK");
+	assert_jstr_at(j, "components/2/change", "2 hours ago");
+	assert_jstr_at(j, "components/2/reasons", "-");
+	json_decref(j);
+	j = parse_fixture("mmhealth", "mmhealth_node_show_gpfs_tips_total_memory_small.txt");
+	assert_jstr_at(j, "status", "TIPS");
+	assert_jstr_at(j, "components/0/name", "GPFS");
+	assert_jstr_at(j, "components/0/status", "TIPS");
+	assert_jstr_at(j, "components/0/reasons", "total_memory_small");
+	assert_jstr_at(j, "components/1/change", "212 days ago");
+	json_decref(j);
+	expect_error("mmhealth", "../mmgetstate/mmgetstate_a_3_nodes_active.txt",
+		     "mmhealth: line 2: expected 'key: value'");
+}
+
+/* The stand-in's wording when the daemon is down (no real capture of it):
+ * ok:false with the tool's line, for both mmdiag parsers. */
+static void test_mmdiag_failure(void **state)
+{
+	const char *down = "mmdiag: Connection failed to the GPFS daemon: the daemon is not running.\n";
+	json_t *j = parse_text("mmdiag-network", down, strlen(down));
+
+	(void)state;
+	assert_true(json_is_false(json_object_get(j, "ok")));
+	assert_jstr_at(j, "error", "mmdiag: Connection failed to the GPFS daemon: the daemon is not running.");
+	json_decref(j);
+	j = parse_text("mmdiag-config", down, strlen(down));
+	assert_true(json_is_false(json_object_get(j, "ok")));
+	json_decref(j);
+}
+
+/* Sub-components indented under their parent, then the event table that
+ * real mmhealth prints when something is not healthy. */
+static void test_mmhealth_degraded_events(void **state)
+{
+	json_t *j = parse_fixture("mmhealth", "mmhealth_node_show_ces_degraded.txt");
+
+	(void)state;
+	assert_jstr_at(j, "node", "rkomandu-ip-cls-x-worker1.fyre.ibm.com");
+	assert_true(json_is_true(json_object_get(j, "ok")));
+	assert_jsize_at(j, "components", 10);
+	assert_jstr_at(j, "components/0/name", "CES");
+	assert_jstr_at(j, "components/0/status", "DEGRADED");
+	assert_jstr_at(j, "components/0/reasons", "ces_network_ips_not_defined");
+	assert_jstr_at(j, "components/1/name", "AUTH");
+	assert_jstr_at(j, "components/1/status", "DISABLED");
+	assert_jstr_at(j, "components/1/change", "20 hours ago");
+	assert_jstr_at(j, "components/1/parent", "CES");
+	assert_jstr_at(j, "components/4/name", "CESNETWORK");
+	assert_jstr_at(j, "components/4/status", "DEGRADED");
+	assert_jstr_at(j, "components/9/name", "SMB");
+	assert_jstr_at(j, "components/9/parent", "CES");
+	assert_jsize_at(j, "events", 1);
+	assert_jstr_at(j, "events/0/event", "ces_network_ips_not_defined");
+	assert_jstr_at(j, "events/0/parameter", "CESNETWORK");
+	assert_jstr_at(j, "events/0/severity", "WARNING");
+	assert_jstr_at(j, "events/0/since", "20 hours ago");
+	assert_jstr_at(j, "events/0/message", "No CES IP addresses have been defined.");
+	json_decref(j);
+	/* another subcommand's table is not a node show */
+	expect_error("mmhealth", "malformed_line2_mmhealth_node_eventlog_cluster_connections_down.txt",
+		     "mmhealth: line 2: expected 'key: value'");
+}
+
+/* The tool's own failure is ok:false with its words; a row whose status
+ * mmhealth never prints (a shifted column) is an error naming the line. */
+static void test_mmhealth_failure_and_bad_row(void **state)
+{
+	const char *failed =
+		"mmhealth: This node does not belong to a GPFS cluster.\n"
+		"mmhealth: Command failed.  Examine previous error messages to determine cause.\n";
+	const char *shifted =
+		"Node name:      n1\nNode status:    HEALTHY\n\n"
+		"Component      Status        Status Change     Reasons & Notices\n"
+		"----------------------------------------------------------------\n"
+		"GPFS           HEALTHY       2 hours ago       -\n"
+		"NETWORK   2 hours ago   HEALTHY     -\n";
+	json_t *j = parse_text("mmhealth", failed, strlen(failed));
+	struct err err = ERR_INIT;
+
+	(void)state;
+	assert_true(json_is_false(json_object_get(j, "ok")));
+	assert_jstr_at(j, "error", "mmhealth: This node does not belong to a GPFS cluster.");
+	assert_jsize_at(j, "errors", 2);
+	json_decref(j);
+	j = NULL;
+	assert_int_not_equal(parse_mmhealth(shifted, strlen(shifted), &j, &err), 0);
+	assert_null(j);
+	assert_string_equal(err_msg(&err), "mmhealth: line 7: not a component row: "
+			    "'NETWORK   2 hours ago   HEALTHY     -'");
+	err_clear(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -130,6 +307,12 @@ int main(void)
 		cmocka_unit_test(test_mmlsmount_remote),
 		cmocka_unit_test(test_mmremotecluster),
 		cmocka_unit_test(test_mmremotefs),
+		cmocka_unit_test(test_mmlsnodeclass),
+		cmocka_unit_test(test_mmdiag_network_and_config),
+		cmocka_unit_test(test_mmdiag_failure),
+		cmocka_unit_test(test_mmhealth),
+		cmocka_unit_test(test_mmhealth_degraded_events),
+		cmocka_unit_test(test_mmhealth_failure_and_bad_row),
 	};
 	return cmocka_run_group_tests_name("parse-gpfs", tests, NULL, NULL);
 }

@@ -140,6 +140,23 @@ static void test_ibstat_malformed(void **state)
 		     "ibstat: line 1: expected CA 'name'");
 }
 
+/*
+ * Found by fuzzing: "Port \0" is "Port " as a C string, and the port line
+ * check read the byte before an empty string (UB). A NUL is not text.
+ */
+static void test_ibstat_nul_byte(void **state)
+{
+	static const char buf[] = "CA ''\nPort \0";
+	struct err e = ERR_INIT;
+	json_t *j = NULL;
+
+	(void)state;
+	assert_int_equal(parse_ibstat(buf, sizeof(buf) - 1, &j, &e), ERR_PARSE);
+	assert_null(j);
+	assert_string_equal(err_msg(&e), "ibstat: line 2: found a NUL byte, expected text");
+	err_clear(&e);
+}
+
 /* The DGX-1 log: the port GUID comes from the link-local GID. */
 static void test_ibstatus_dgx1_edr(void **state)
 {
@@ -271,6 +288,64 @@ static void test_ofed_info(void **state)
 			  "ofed_info: line 2: more than one line");
 }
 
+/* The tool's own failure is a result, ok false with its words: ibpanic
+ * after a valid listing (the CAs before it stay), and alone. */
+static void test_ib_tool_failures(void **state)
+{
+	json_t *j = parse_fixture("ibstat", "ibpanic_after_valid_listing_mlx5_8_stat_failed_excerpt.txt");
+
+	(void)state;
+	assert_tool_failure(j, "ibpanic: [1323906] main: stat of IB device 'mlx5_8' failed: No such file or directory");
+	assert_jsize_at(j, "cas", 1);
+	assert_jstr_at(j, "cas/0/ports/0/state", "Active");
+	json_decref(j);
+	j = parse_fixture("ibstat", "ibpanic_azure_an0_stat_failed_only_line.txt");
+	assert_tool_failure(j, NULL);
+	assert_jsize_at(j, "cas", 0);
+	json_decref(j);
+	j = parse_fixture("ibstat", "a100_hdr200_8x_ib_healthy.txt");
+	assert_true(json_is_true(jpath(j, "ok")));
+	json_decref(j);
+	j = parse_fixture("ibstatus", "fatal_error_sys_files_not_found.txt");
+	assert_tool_failure(j, "Fatal error:  device '*': sys files not found (/sys/class/infiniband/*/ports)");
+	json_decref(j);
+	j = parse_fixture("ibv_devinfo", "failed_to_get_ib_devices_list_function_not_implemented.txt");
+	assert_tool_failure(j, "Failed to get IB devices list: Function not implemented");
+	json_decref(j);
+	j = parse_text("ibv_devinfo", "No IB devices found\n", 20);
+	assert_tool_failure(j, "No IB devices found");
+	json_decref(j);
+	j = parse_fixture("ofed_info", "ofed_info_bash_command_not_found_rhel.txt");
+	assert_tool_failure(j, "bash: ofed_info: command not found");
+	assert_null(jpath(j, "version"));
+	json_decref(j);
+	j = parse_text("ibstat", "sh: 1: ibstat: not found\n", 25);
+	assert_tool_failure(j, NULL);
+	json_decref(j);
+}
+
+/* ofed_info -n is a bare version (no flavour); old releases' full first
+ * line carries the base OFED in brackets. */
+static void test_ofed_info_forms(void **state)
+{
+	json_t *j = parse_text("ofed_info", "5.0-2.1.8.0\n", 12);
+
+	(void)state;
+	assert_jstr_at(j, "version", "5.0-2.1.8.0");
+	assert_jstr_at(j, "release", "5.0");
+	assert_null(jpath(j, "flavour"));
+	json_decref(j);
+	j = parse_text("ofed_info", "MLNX_OFED_LINUX-4.4-2.0.7.0 (OFED-4.4-2.0.7):\n", 46);
+	assert_jstr_at(j, "flavour", "MLNX_OFED_LINUX");
+	assert_jstr_at(j, "version", "4.4-2.0.7.0");
+	assert_jstr_at(j, "version_string", "MLNX_OFED_LINUX-4.4-2.0.7.0");
+	assert_jstr_at(j, "base", "OFED-4.4-2.0.7");
+	json_decref(j);
+	expect_error_text("ofed_info", "MLNX_OFED_LINUX-4.4-2.0.7.0 (OFED-4.4\n", 38, "line 1");
+	expect_error_text("ofed_info", "MLNX_OFED_LINUX-4.7-1.0.0.1:\nofed-scripts:\n", 43,
+			  "line 2: more than one line");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -282,12 +357,15 @@ int main(void)
 		cmocka_unit_test(test_ibstat_cx6dx_roce_down),
 		cmocka_unit_test(test_ibstat_one_port_form),
 		cmocka_unit_test(test_ibstat_malformed),
+		cmocka_unit_test(test_ibstat_nul_byte),
 		cmocka_unit_test(test_ibstatus_dgx1_edr),
 		cmocka_unit_test(test_ibstatus_azure_hdr_and_eth),
 		cmocka_unit_test(test_ibv_devinfo_vv),
 		cmocka_unit_test(test_ibv_devinfo_plain_spaces),
 		cmocka_unit_test(test_sminfo),
 		cmocka_unit_test(test_ofed_info),
+		cmocka_unit_test(test_ib_tool_failures),
+		cmocka_unit_test(test_ofed_info_forms),
 	};
 	return cmocka_run_group_tests_name("parse-ib", tests, NULL, NULL);
 }

@@ -2,6 +2,8 @@
  * nvidia-smi topo -m samples (tests/fixtures/tools/, see SOURCES.md). */
 #include "parse-fixture.h"
 
+#include <malloc.h>
+
 static void test_smi_table_h100(void **state)
 {
 	json_t *j = parse_fixture("nvidia-smi", "h100_8x_550_healthy.txt");
@@ -135,6 +137,35 @@ static void test_smi_q_a100_old_throttle_name(void **state)
 		     "nvidia-smi-q: line 11: unexpected indentation");
 }
 
+/*
+ * Found by fuzzing: a top-level "key : value" after a GPU section dropped the
+ * section names without freeing them. Heap in use must not grow per parse
+ * (mallinfo2 counts in a plain build; LeakSanitizer sees it under ASan).
+ */
+static void test_smi_q_top_field_after_gpu_frees_path(void **state)
+{
+	static const char buf[] = "GPU 0\n    Product Name : X\n"
+				  "    PCI\n        Bus : 1\nDriver Version : 1\n";
+	struct mallinfo2 before, after;
+
+	(void)state;
+	for (int round = 0; round < 2; round++) {
+		before = mallinfo2();
+		for (int i = 0; i < 1000; i++) {
+			struct err e = ERR_INIT;
+			json_t *j = NULL;
+
+			assert_int_equal(parse_nvidia_smi_q(buf, sizeof(buf) - 1, &j, &e), 0);
+			assert_string_equal(json_string_value(json_object_get(j,
+					    "driver_version")), "1");
+			json_decref(j);
+		}
+		after = mallinfo2();
+	}
+	/* 1000 parses that each leaked "GPU 0" and "PCI" grew it by ~64 kB */
+	assert_true(after.uordblks <= before.uordblks + 4096);
+}
+
 static void check_topo_a100(json_t *j)
 {
 	assert_jsize_at(j, "devices", 18);
@@ -171,19 +202,140 @@ static void test_topo_a100_tabs_and_spaces(void **state)
 	strbuf_release(&raw);
 	strbuf_release(&spaced);
 	expect_error("nvidia-smi-topo", "malformed_line3_row_cut_short.txt",
-		     "nvidia-smi-topo: line 3: row has fewer cells than devices");
+		     "nvidia-smi-topo: line 3: row does not have one cell per column");
 	expect_error("nvidia-smi-topo", "../lsmod/lsmod_grep_nvidia_peermem_loaded_rhel7.txt",
 		     "nvidia-smi-topo: line 1: expected the device header with CPU Affinity");
+}
+
+/* Drivers before 5xx print the narrow 79-column table: names cut with
+ * "...", two rows per GPU, "Processes: ... GPU Memory" on one line. */
+static void test_smi_table_narrow_pre_5xx(void **state)
+{
+	json_t *j = parse_fixture("nvidia-smi", "v100_sxm2_32gb_8x_410_104_dgx1_busy_7_processes.txt");
+
+	(void)state;
+	assert_jstr_at(j, "driver_version", "410.104");
+	assert_jsize_at(j, "gpus", 8);
+	assert_jstr_at(j, "gpus/7/name", "Tesla V100-SXM2...");
+	assert_jstr_at(j, "gpus/7/bus_id", "00000000:8A:00.0");
+	assert_jint_at(j, "gpus/7/memory_total_mib", 32480);
+	assert_jint_at(j, "processes/0/pid", 51918);
+	assert_jstr_at(j, "processes/0/process_name", "cdva");
+	assert_jint_at(j, "processes/0/memory_mib", 26729);
+	assert_true(json_is_true(jpath(j, "ok")));
+	json_decref(j);
+	j = parse_fixture("nvidia-smi", "p100_pcie_2x_384_90_narrow_table_busy_processes.txt");
+	assert_jsize_at(j, "gpus", 2);
+	assert_jint_at(j, "gpus/0/utilization_percent", 94);
+	assert_jsize_at(j, "processes", 6);
+	json_decref(j);
+	j = parse_fixture("nvidia-smi", "v100_sxm2_32gb_8x_384_183_dgx1_gpu0_100pct_no_processes_visible.txt");
+	assert_jsize_at(j, "gpus", 8);
+	assert_jsize_at(j, "processes", 0);
+	json_decref(j);
+}
+
+/* A trailing infoROM warning (gpu-operator#20 quotes the line) is kept and
+ * does not stop the table; NVML's failure is ok false with its words. */
+static void test_smi_warning_and_failure(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j;
+
+	(void)state;
+	fixture_read("nvidia-smi", "p100_pcie_2x_384_90_narrow_table_busy_processes.txt", &sb);
+	strbuf_addstr(&sb, "WARNING: infoROM is corrupted at gpu 0000:03:00.0\n");
+	j = parse_text("nvidia-smi", sb.buf, sb.len);
+	assert_jsize_at(j, "gpus", 2);
+	assert_jstr_at(j, "warnings/0", "WARNING: infoROM is corrupted at gpu 0000:03:00.0");
+	assert_true(json_is_true(jpath(j, "ok")));
+	json_decref(j);
+	strbuf_release(&sb);
+	fixture_read("nvidia-smi-q", "a100_sxm4_8x_460_healthy_full.txt", &sb);
+	strbuf_addstr(&sb, "WARNING: infoROM is corrupted at gpu 00000000:07:00.0\n");
+	j = parse_text("nvidia-smi-q", sb.buf, sb.len);
+	assert_jsize_at(j, "gpus", 8);
+	assert_jstr_at(j, "warnings/0", "WARNING: infoROM is corrupted at gpu 00000000:07:00.0");
+	json_decref(j);
+	strbuf_release(&sb);
+	j = parse_fixture("nvidia-smi", "failed_to_initialize_nvml_driver_library_version_mismatch.txt");
+	assert_tool_failure(j, "Failed to initialize NVML: Driver/library version mismatch");
+	json_decref(j);
+	j = parse_fixture("nvidia-smi", "failed_to_initialize_nvml_mismatch_with_nvml_library_version_570.txt");
+	assert_tool_failure(j, "Failed to initialize NVML: Driver/library version mismatch");
+	assert_jstr_at(j, "errors/1", "NVML library version: 570.124");
+	assert_null(jpath(j, "timestamp"));
+	json_decref(j);
+	j = parse_text("nvidia-smi-q", "Failed to initialize NVML: Driver/library version mismatch\n", 59);
+	assert_tool_failure(j, NULL);
+	json_decref(j);
+	j = parse_text("nvidia-smi-topo", "bash: nvidia-smi: command not found\n", 36);
+	assert_tool_failure(j, NULL);
+	json_decref(j);
+}
+
+/* topo -m with the GPU NUMA ID column (R535+) and without (DGX-1, old
+ * legend, NIC rows with only their link cells). */
+static void test_topo_numa_id_and_old_legend(void **state)
+{
+	json_t *j = parse_fixture("nvidia-smi-topo", "topo_m_8x_h100_nv18_9_nics_gpu_numa_id_spaces_excerpt.txt");
+
+	(void)state;
+	assert_jsize_at(j, "devices", 6);
+	assert_jstr_at(j, "devices/3/links/NIC4", "PIX");
+	assert_jstr_at(j, "devices/3/cpu_affinity", "24-47,120-143");
+	assert_jint_at(j, "devices/3/numa_affinity", 1);
+	assert_jstr_at(j, "devices/3/gpu_numa_id", "N/A");
+	json_decref(j);
+	j = parse_fixture("nvidia-smi-topo", "topo_m_dgx1_v100_8gpu_4x_mlx5_nv1_nv2_old_legend_tabs.txt");
+	assert_jsize_at(j, "devices", 12);
+	assert_jstr_at(j, "devices/0/links/GPU3", "NV2");
+	assert_jstr_at(j, "devices/0/links/mlx5_1", "PHB");
+	assert_jstr_at(j, "devices/4/cpu_affinity", "20-39,60-79");
+	assert_jstr_at(j, "devices/8/name", "mlx5_0");
+	assert_jstr_at(j, "devices/8/links/GPU0", "PIX");
+	assert_null(jpath(j, "devices/8/cpu_affinity"));
+	json_decref(j);
+}
+
+/* A GPU row one cell short, or one too long (a wrapped or pasted line),
+ * is an error on that line, never cells under the wrong columns. */
+static void test_topo_wrong_shape_rows(void **state)
+{
+	struct strbuf sb = STRBUF_INIT, bad = STRBUF_INIT;
+	char *nl;
+
+	(void)state;
+	fixture_read("nvidia-smi-topo", "topo_m_dgx1_v100_8gpu_4x_mlx5_nv1_nv2_old_legend_tabs.txt", &sb);
+	/* GPU2's row without its CPU affinity */
+	nl = strstr(sb.buf, "\t0-19,40-59\nGPU3");
+	strbuf_add(&bad, sb.buf, nl - sb.buf);
+	strbuf_addstr(&bad, nl + strlen("\t0-19,40-59"));
+	expect_error_text("nvidia-smi-topo", bad.buf, bad.len, "line 4: row does not have one cell per column");
+	strbuf_reset(&bad);
+	/* mlx5_0's row with one cell too many */
+	nl = strstr(sb.buf, "\nmlx5_2");
+	strbuf_add(&bad, sb.buf, nl - sb.buf);
+	strbuf_addstr(&bad, "\tSYS");
+	strbuf_addstr(&bad, nl);
+	expect_error_text("nvidia-smi-topo", bad.buf, bad.len, "line 10:");
+	strbuf_release(&bad);
+	strbuf_release(&sb);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_smi_table_narrow_pre_5xx),
+		cmocka_unit_test(test_smi_warning_and_failure),
+		cmocka_unit_test(test_topo_numa_id_and_old_legend),
+		cmocka_unit_test(test_topo_wrong_shape_rows),
 		cmocka_unit_test(test_smi_table_h100),
 		cmocka_unit_test(test_smi_table_510_blank_process_names),
 		cmocka_unit_test(test_smi_table_err_values),
 		cmocka_unit_test(test_smi_q_h100_power_brake),
 		cmocka_unit_test(test_smi_q_a100_old_throttle_name),
+		cmocka_unit_test(test_smi_q_top_field_after_gpu_frees_path),
 		cmocka_unit_test(test_topo_a100_tabs_and_spaces),
 	};
 	return cmocka_run_group_tests_name("parse-nvidia", tests, NULL, NULL);

@@ -99,6 +99,41 @@ static void test_getenforce(void **state)
 		     "getenforce: line 1: expected Enforcing, Permissive or Disabled");
 }
 
+/* The module loader's lines on real dmesg captures: a peer-memory module
+ * built against another driver and ib_core (-22, both kinds of line), and
+ * one whose ib_core was reinstalled under it (-T stamps, err 0). */
+static void test_dmesg_modules(void **state)
+{
+	const char *denied = "dmesg: read kernel buffer failed: Operation not permitted\n";
+	const char *other = "[    5.102311] nvidia: loading out-of-tree module taints kernel.\n";
+	const char *tail = "[ 1.0] nv_peer_mem: Unknown symbol ib_x (err -22) extra\n";
+	json_t *j = parse_fixture("dmesg-modules",
+				  "dmesg_nv_peer_mem_disagrees_about_version_unknown_symbol_excerpt.txt");
+
+	(void)state;
+	assert_true(json_is_true(json_object_get(j, "ok")));
+	assert_jint_at(j, "modules/nv_peer_mem/lines", 16);
+	assert_jsize_at(j, "modules/nv_peer_mem/unknown_symbols", 4);
+	assert_jstr_at(j, "modules/nv_peer_mem/unknown_symbols/0", "nvidia_p2p_put_pages");
+	assert_jstr_at(j, "modules/nv_peer_mem/unknown_symbols/1", "ib_register_peer_memory_client");
+	assert_jstr_at(j, "modules/nv_peer_mem/version_mismatch/3", "nvidia_p2p_get_pages");
+	json_decref(j);
+	j = parse_fixture("dmesg-modules",
+			  "dmesg_T_nv_peer_mem_unknown_symbol_ib_peer_memory_client_ofed_reinstalled.txt");
+	assert_jsize_at(j, "modules/nv_peer_mem/unknown_symbols", 2);
+	assert_jstr_at(j, "modules/nv_peer_mem/unknown_symbols/1", "ib_unregister_peer_memory_client");
+	assert_jsize_at(j, "modules/nv_peer_mem/version_mismatch", 0);
+	json_decref(j);
+	j = parse_text("dmesg-modules", denied, strlen(denied));
+	assert_true(json_is_false(json_object_get(j, "ok")));
+	assert_jstr_at(j, "error", "dmesg: read kernel buffer failed: Operation not permitted");
+	json_decref(j);
+	expect_error_text("dmesg-modules", other, strlen(other),
+			  "dmesg-modules: line 1: not a module loader line");
+	expect_error_text("dmesg-modules", tail, strlen(tail),
+			  "dmesg-modules: line 1: not a module loader line");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -108,6 +143,7 @@ int main(void)
 		cmocka_unit_test(test_os_release_debian),
 		cmocka_unit_test(test_os_release_quoting_rules),
 		cmocka_unit_test(test_getenforce),
+		cmocka_unit_test(test_dmesg_modules),
 	};
 	return cmocka_run_group_tests_name("parse-os", tests, NULL, NULL);
 }

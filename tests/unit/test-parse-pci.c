@@ -70,9 +70,33 @@ static void test_lspci_grep_downgraded_openshift(void **state)
 	json_decref(j);
 }
 
+/* An excerpt that starts inside a device's stanza: the lines before the
+ * first device line are an unnamed device, said in a warning; its links
+ * still count. */
+static void test_lspci_starts_inside_stanza(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *second;
+	json_t *j;
+
+	(void)state;
+	fixture_read("lspci", "h100_host_gpu_nic_gen5_ok_switch_port_downgraded.txt", &sb);
+	second = strchr(sb.buf, '\n') + 1; /* drop the 17:03.0 line */
+	j = parse_text("lspci", second, sb.len - (second - sb.buf));
+	assert_jsize_at(j, "devices", 3);
+	assert_jbool_at(j, "devices/0/partial", 1);
+	assert_null(jpath(j, "devices/0/bdf"));
+	assert_jstr_at(j, "devices/0/lnksta/speed_state", "downgraded");
+	assert_jstr_at(j, "devices/1/bdf", "19:00.0");
+	assert_jsize_at(j, "warnings", 1);
+	json_decref(j);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lspci_starts_inside_stanza),
 		cmocka_unit_test(test_lspci_h100_switch_downgraded),
 		cmocka_unit_test(test_lspci_grep_form),
 		cmocka_unit_test(test_lspci_grep_downgraded_openshift),

@@ -28,7 +28,10 @@ static const char inv_yaml[] =
 	"  dgx05: { address: 10.0.0.5, vars: { memlock_limit: 2048 } }\n"
 	"groups:\n"
 	"  gpu_worker: { hosts: \"dgx[01-05]\" }\n"
-	"  sm_host: { hosts: dgx01 }\n";
+	"  sm_host: { hosts: dgx01 }\n"
+	"  scale_client: { hosts: \"dgx[01-05]\" }\n"
+	"  scale_quorum: { hosts: \"dgx[01-03]\" }\n"
+	"  scale_manager: { hosts: dgx01 }\n";
 
 static struct inventory *inv_new(const char *yaml)
 {
@@ -109,7 +112,8 @@ static void test_errors_point_into_the_file(void **state)
 		     "in stage 2 (did you mean 'hosts'?");
 	expect_error(FIX "bad-module.yaml", ERR_INVENTORY, FIX "bad-module.yaml:3:13: unknown "
 		     "module 'memlok' in stage 1 (did you mean 'memlock'?; expected one of: "
-		     "memlock, nouveau, ofed, peermem, selinux_ib, subnet_manager)");
+		     "memlock, nouveau, ofed, peermem, scale_cluster, scale_install, scale_node, scale_rdma, "
+		     "scale_remote_mount, scale_tune, selinux_ib, subnet_manager)");
 	expect_error(FIX "bad-param.yaml", ERR_INVENTORY, FIX "bad-param.yaml:6:14: found 'lots' "
 		     "for parameter 'limit' of module 'memlock', expected 'unlimited' or a size");
 	expect_error(FIX "bad-param-name.yaml", ERR_INVENTORY, FIX "bad-param-name.yaml:6:7: "
@@ -218,6 +222,60 @@ static void test_bad_inventory_variable_is_caught_at_resolve(void **state)
 	inventory_free(inv);
 }
 
+static void expect_ok_smnode(const char *name)
+{
+	char *yaml = NULL;
+	struct playbook *pb = NULL;
+	struct err e = ERR_INIT;
+
+	assert_true(asprintf(&yaml, "stages:\n  - module: subnet_manager\n    hosts: sm_host\n"
+			     "    params: { smnode: %s }\n", name) > 0);
+	if (playbook_load_buf("p.yaml", yaml, strlen(yaml), stage_modules, stage_nmodules,
+			      &pb, &e))
+		fail_msg("%s: %s", name, err_msg(&e));
+	playbook_free(pb);
+	free(yaml);
+}
+
+/*
+ * smnode reaches switch CLI lines ("ib smnode NAME enable"): a control
+ * character or blank is refused before anything is sent, naming the
+ * parameter (and the inventory variable when it came from one).
+ */
+static void test_switch_smnode_is_validated(void **state)
+{
+	static const char yaml[] = "stages:\n  - module: subnet_manager\n    hosts: sm_host\n"
+				   "    params: { backend: switch }\n";
+	static const char *const inv_bad =
+		"cluster:\n  name: t\n  vars: { sm_smnode: \"sw1\\r\\nreload\" }\n"
+		"hosts:\n  dgx01:\ngroups:\n  sm_host: { hosts: dgx01 }\n";
+	struct inventory *inv = inv_new(inv_bad);
+	struct playbook *pb = NULL;
+	struct err e = ERR_INIT;
+
+	(void)state;
+	expect_buf_error("stages:\n  - module: subnet_manager\n    hosts: sm_host\n"
+			 "    params: { backend: switch, smnode: \"sw\\e[2Kx\" }\n",
+			 "p.yaml:4:41: found 'sw\\x1b[2Kx' for parameter 'smnode' of module "
+			 "'subnet_manager', expected a switch SM node name");
+	expect_buf_error("stages:\n  - module: subnet_manager\n    hosts: sm_host\n"
+			 "    params: { smnode: sw1 enable }\n",
+			 "for parameter 'smnode' of module 'subnet_manager', expected a "
+			 "switch SM node name");
+	assert_int_equal(playbook_load_buf("p.yaml", yaml, strlen(yaml), stage_modules,
+					   stage_nmodules, &pb, &e), 0);
+	assert_int_equal(playbook_resolve(pb, inv, &e), ERR_INVENTORY);
+	assert_non_null(strstr(err_msg(&e), "p.yaml:2:5: stage 'subnet_manager': inventory variable 'sm_smnode' of host dgx01 "
+			       "(parameter 'smnode' of module 'subnet_manager') is not a "
+			       "switch SM node name"));
+	err_clear(&e);
+	playbook_free(pb);
+	inventory_free(inv);
+	/* what the simulated switch and real ones are called passes */
+	expect_ok_smnode("ibsw01");
+	expect_ok_smnode("core-sw1.fabric_a");
+}
+
 static void test_shipped_deploy_playbook_loads(void **state)
 {
 	struct playbook *pb = NULL;
@@ -236,6 +294,79 @@ static void test_shipped_deploy_playbook_loads(void **state)
 	inventory_free(inv);
 }
 
+/* Loads a playbook from text and resolves it: the error wanted, or none (NULL). */
+static void resolve_buf(const char *inv_text, const char *yaml, const char *want)
+{
+	struct playbook *pb = NULL;
+	struct inventory *inv = inv_new(inv_text);
+	struct err e = ERR_INIT;
+	int rc = playbook_load_buf("p.yaml", yaml, strlen(yaml), stage_modules, stage_nmodules,
+				   &pb, &e);
+
+	if (!rc)
+		rc = playbook_resolve(pb, inv, &e);
+	if (!want && rc)
+		fail_msg("unexpected error: %s", err_msg(&e));
+	if (want && (!rc || !strstr(err_msg(&e), want)))
+		fail_msg("got '%s', want '%s'", err_msg(&e), want);
+	err_clear(&e);
+	playbook_free(pb);
+	inventory_free(inv);
+}
+
+/*
+ * A cluster without Spectrum Scale: the built-in playbook's scale stages
+ * are optional, so their empty groups leave them without hosts instead of
+ * failing the load; a stage that is not optional still fails.
+ */
+static void test_optional_stage_with_empty_group_has_no_hosts(void **state)
+{
+	static const char no_scale[] =
+		"cluster: { name: t }\n"
+		"hosts:\n"
+		"  dgx[01-02]: { address: \"10.0.0.[1-2]\" }\n"
+		"groups:\n"
+		"  gpu_worker: { hosts: \"dgx[01-02]\" }\n"
+		"  sm_host: { hosts: dgx01 }\n";
+	struct playbook *pb = NULL;
+	struct inventory *inv = inv_new(no_scale);
+	struct err e = ERR_INIT;
+	int i;
+
+	(void)state;
+	if (load("playbooks/deploy.yaml", &pb, &e))
+		fail_msg("%s", err_msg(&e));
+	if (playbook_resolve(pb, inv, &e))
+		fail_msg("%s", err_msg(&e));
+	i = playbook_stage_index(pb, "scale_install");
+	assert_true(i >= 0);
+	assert_true(pb->stages[i].optional);
+	assert_int_equal(pb->stages[i].nhosts, 0);
+	assert_int_equal(pb->stages[playbook_stage_index(pb, "ofed")].nhosts, 2);
+	playbook_free(pb);
+	inventory_free(inv);
+	resolve_buf(no_scale, "stages:\n  - module: nouveau\n    hosts: gpu_worker,ib_switch\n"
+		    "    optional: true\n", NULL);
+	resolve_buf(no_scale, "stages:\n  - module: nouveau\n    hosts: ib_switch\n",
+		    "p.yaml:2:5: stage 'nouveau' runs on group 'ib_switch', which has no hosts");
+}
+
+/* A YAML graph (found by fuzzing) is refused before any stage is read. */
+static void test_alias_cycles_and_depth_are_refused(void **state)
+{
+	(void)state;
+	expect_buf_error("stages:\n  - module: memlock\n    hosts:\n"
+			 "    params: { limit: &a [*a]}",
+			 "p.yaml:4:22: found an alias to the anchored node at line 4, "
+			 "column 22 inside that node, expected an alias outside its "
+			 "anchor (no cycles)");
+	expect_buf_error("stages:\n  - module: memlock\n    hosts:\n"
+			 "    params: { limit: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+			 "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+			 "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[}",
+			 "found values nested more than 128 deep, expected at most 128");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +376,9 @@ int main(void)
 		cmocka_unit_test(test_params_merge_in_layers),
 		cmocka_unit_test(test_bad_inventory_variable_is_caught_at_resolve),
 		cmocka_unit_test(test_shipped_deploy_playbook_loads),
+		cmocka_unit_test(test_optional_stage_with_empty_group_has_no_hosts),
+		cmocka_unit_test(test_alias_cycles_and_depth_are_refused),
+		cmocka_unit_test(test_switch_smnode_is_validated),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -204,6 +204,19 @@ static void test_inventory(void **state)
 	assert_non_null(strstr(sb.buf, "  scale_quorum:\n    hosts: \"dgx[01-02]\"\n"));
 	assert_non_null(strstr(sb.buf, "  scale_manager:\n    hosts: \"dgx[01-02]\"\n"));
 	assert_non_null(strstr(sb.buf, "  sm_host:\n    hosts: \"dgx01\"\n"));
+	/* Spectrum Scale: what the scale stages read, as sim-init-gpfs builds it */
+	assert_has_line(sb.buf, "    gpfs_cluster_name: \"dgx01\"");
+	assert_has_line(sb.buf, "    gpfs_installer: \"/tmp/simdir/cluster/scale/5.0.4.3\"");
+	assert_has_line(sb.buf, "    gpfs_remote_cluster: ess3000.bda.scale.ibm.com");
+	assert_has_line(sb.buf, "    gpfs_remote_contact_nodes: [fscc-fab3-3-a-priv.bda.scale.com, "
+				"fscc-fab3-3-b-priv.bda.scale.com]");
+	assert_has_line(sb.buf, "    gpfs_remote_key: \"/tmp/simdir/cluster/scale/ess3000.pub\"");
+	assert_has_line(sb.buf, "    gpfs_mount_point: /gpfs/ess3000_4M");
+	assert_has_line(sb.buf, "    scale_filesystem: ess3000_4M");
+	assert_non_null(strstr(sb.buf, "  scale_client:\n    hosts: \"dgx[01-02]\"\n    vars:\n"
+				       "      gpfs_nodeclass: dgx\n      gpfs_config:\n"
+				       "        pagepool: 16G\n"));
+	assert_non_null(strstr(sb.buf, "    gpfs_common_config:\n      maxMBpS: 20000\n"));
 	strbuf_release(&sb);
 	sim_free(s);
 
@@ -231,7 +244,8 @@ static void test_sshd_config(void **state)
 	sim_format_sshd_config(&sb, s, 1, "/usr/lib/openssh/sftp-server", false);
 	assert_has_line(sb.buf, "ListenAddress 127.0.1.2:2222");
 	assert_has_line(sb.buf, "HostKey \"/tmp/simdir/nodes/dgx02/ssh_host_ed25519_key\"");
-	assert_has_line(sb.buf, "AuthorizedKeysFile \"/tmp/simdir/authorized_keys\"");
+	assert_has_line(sb.buf, "AuthorizedKeysFile \"/tmp/simdir/authorized_keys\" "
+				"\"/tmp/simdir/nodes/dgx02/peer_authorized_keys\"");
 	assert_has_line(sb.buf, "PasswordAuthentication no");
 	assert_has_line(sb.buf, "UsePAM no");
 	assert_has_line(sb.buf, "ForceCommand '/tmp/simdir'/bin/sim-shell");
@@ -259,8 +273,9 @@ static void test_fstab(void **state)
 	(void)state;
 	sim_format_fstab(&sb, s, 0);
 	assert_has_line(sb.buf, "sim-usr /usr overlay lowerdir=/usr,upperdir=/tmp/simdir/nodes/dgx01/"
-				"root/usr,workdir=/tmp/simdir/nodes/dgx01/work/usr 0 0");
+				"root/usr,workdir=/tmp/simdir/nodes/dgx01/work/@LOGIN@/usr 0 0");
 	assert_has_line(sb.buf, "/tmp/simdir/bin /run/bringup-sim/bin none bind,X-mount.mkdir 0 0");
+	assert_has_line(sb.buf, "/tmp/simdir/nodes /run/bringup-sim/fabric none bind,ro,X-mount.mkdir 0 0");
 	/* Through the node's bind, which comes before it. */
 	assert_has_line(sb.buf, "/run/bringup-sim/node/state/boot_id "
 				"/proc/sys/kernel/random/boot_id none bind 0 0");
@@ -371,7 +386,8 @@ static void test_switch(void **state)
 	strbuf_reset(&sb);
 	sim_format_sshd_config(&sb, s, 0, "/usr/lib/openssh/sftp-server", false);
 	assert_has_line(sb.buf, "ForceCommand '/tmp/simdir'/bin/sim-shell");
-	assert_has_line(sb.buf, "AuthorizedKeysFile \"/tmp/simdir/authorized_keys\"");
+	assert_has_line(sb.buf, "AuthorizedKeysFile \"/tmp/simdir/authorized_keys\" "
+				"\"/tmp/simdir/nodes/dgx01/peer_authorized_keys\"");
 
 	strbuf_reset(&sb);
 	sim_format_hosts(&sb, s);
@@ -392,7 +408,7 @@ static bool has_pid(const pid_t *v, size_t n, pid_t pid)
 static void test_env_pids(void **state)
 {
 	char *envp[] = { "X_SIM_TEST=abcd", "BRINGUP_SIM_TOKEN=tok123", NULL };
-	char *argv[] = { "sleep", "5", NULL };
+	char *argv[] = { "sleep", "300", NULL };
 	const char *partial[] = { "X_SIM_TEST=abc", NULL };
 	const char *both[] = { "BRINGUP_SIM_TOKEN=tok123", "X_SIM_TEST=abcd", NULL };
 	pid_t child = fork(), *v = NULL;
@@ -420,7 +436,7 @@ static void test_env_pids(void **state)
 	n = sim_env_pids(both, &v);
 	assert_true(has_pid(v, n, child));
 	free(v);
-	assert_true(sim_pid_matches(child, "sleep 5"));
+	assert_true(sim_pid_matches(child, "sleep 300"));
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	assert_false(sim_pid_matches(child, "sleep"));

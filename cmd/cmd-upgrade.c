@@ -1,0 +1,420 @@
+/*
+ * bringup upgrade: a rolling upgrade in batches that keep Spectrum Scale
+ * quorum, a master SM and a standby, the control plane and a contact node
+ * up (engine/upgrade-plan.h). Reads which nodes are down now, plans, prints
+ * the batches with the reason for each limit, refuses a plan that would
+ * lose quorum before anything changes, then runs the generated playbook
+ * (engine/upgrade.h) through `deploy`, whose journal gives --resume.
+ */
+#include "cmd.h"
+#include "../engine/inventory.h"
+#include "../engine/journal.h"
+#include "../engine/runlog.h"
+#include "../engine/runner.h"
+#include "../engine/upgrade.h"
+#include "../engine/xalloc.h"
+#include "../modules/ofed-tarball.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const struct cmd_option cmd_upgrade_options[] = {
+	{ "inventory", 'i', OPT_SHORT | OPT_FILE | OPT_INVENTORY, "FILE", "inventory (YAML)" },
+	{ "to", 'T', 0, "ofed=VER[,scale=VER][,driver=VER]", "the releases to move to (this version: ofed)" },
+	{ "batch", 'b', 0, "N|P%", "at most N nodes (or P% of them) down at once (default: as the limits allow)" },
+	{ "ofed-tarball", 'O', OPT_FILE, "FILE", "the new MLNX_OFED tarball (default: the inventory's ofed_tarball)" },
+	{ "check", 'C', OPT_SHORT, NULL, "show the batches and why, change nothing" },
+	{ "resume", 'R', 0, NULL, "continue the last upgrade (its planned batches) where it stopped" },
+	{ "state-dir", 'D', OPT_DIR, "DIR", "journal, logs and the upgrade's playbook (default ~/.local/state/bringup/CLUSTER)" },
+	{ "forks", 'f', OPT_SHORT, "N", "hosts worked on at once (default " CMD_STR(RUNNER_DEFAULT_FORKS) ")" },
+	{ "timeout", 'W', 0, "S", "per-command time limit (default: the inventory's)" },
+	{ "accept-new-host-keys", 'A', 0, NULL, "record unknown host keys (changed keys are refused)" },
+	{ "help", 'h', OPT_SHORT, NULL, "print this help" },
+	{ NULL },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: bringup upgrade -i INVENTORY --to ofed=VER [--batch N|P%%] [--check | --resume]\n"
+		"\n"
+		"Moves a running cluster to a new release a batch of nodes at a time. Per node:\n"
+		"the cluster manager role moved away (mmchmgr -c), the quorum guard, mmshutdown,\n"
+		"the new OFED (a reboot when the install needs one), mmbuildgpl, mmstartup, wait\n"
+		"until active, mmmount. A batch holds at most: --batch nodes; as many active\n"
+		"quorum nodes as leave a strict majority active; as many SM hosts as leave a\n"
+		"master and a standby; as many control-plane nodes as leave etcd a majority; all\n"
+		"but one Scale manager/NSD node. A node that fails stops the run at the end of\n"
+		"its batch; no later batch starts; --resume goes on.\n"
+		"\n");
+	cmd_print_options(f, cmd_upgrade_options);
+	fprintf(f,
+		"\n"
+		"Not in this version: cordon/drain through the Kubernetes API, scale= and\n"
+		"driver= upgrades, the file system manager role (mmchmgr DEVICE).\n"
+		"Exit status: 0 upgraded (or --check); 1 refused (quorum) or a node failed;\n"
+		"2 usage or inventory error; 3 a host was unreachable.\n");
+}
+
+struct upgrade_args {
+	const char *inv_path, *to, *batch, *tarball, *state_dir, *forks, *timeout;
+	bool check, resume, accept;
+	unsigned nbatch;
+	bool percent;
+};
+
+static int parse_batch(const char *s, struct upgrade_args *a)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	a->percent = *end == '%';
+	if (end == s || errno || !v || (a->percent ? end[1] != '\0' || v > 100 : *end != '\0') ||
+	    v > 100000) {
+		fprintf(stderr, "bringup upgrade: --batch %s: expected a number of nodes (1 or more) "
+			"or a percentage (1%%-100%%)\n", s);
+		return -1;
+	}
+	a->nbatch = (unsigned)v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct upgrade_args *a)
+{
+	struct cmd_getopt g;
+	int c;
+
+	cmd_getopt_init(&g, cmd_upgrade_options, false);
+	optind = 1;
+	while ((c = cmd_getopt(&g, argc, argv)) != -1) {
+		switch (c) {
+		case 'i': a->inv_path = optarg; break;
+		case 'T': a->to = optarg; break;
+		case 'b': a->batch = optarg; break;
+		case 'O': a->tarball = optarg; break;
+		case 'C': a->check = true; break;
+		case 'R': a->resume = true; break;
+		case 'D': a->state_dir = optarg; break;
+		case 'f': a->forks = optarg; break;
+		case 'W': a->timeout = optarg; break;
+		case 'A': a->accept = true; break;
+		case 'h': usage(stdout); return 1;
+		default: usage(stderr); return -1;
+		}
+	}
+	if (!a->inv_path || optind != argc || (!a->to && !a->resume)) {
+		usage(stderr);
+		return -1;
+	}
+	if (a->check && a->resume) {
+		fprintf(stderr, "bringup upgrade: --check and --resume do not go together\n");
+		return -1;
+	}
+	if (a->resume && (a->to || a->batch)) {
+		fprintf(stderr, "bringup upgrade: --resume goes on with the batches planned at the "
+			"start; give neither --to nor --batch\n");
+		return -1;
+	}
+	return a->batch ? parse_batch(a->batch, a) : 0;
+}
+
+static void print_plan(const struct inventory *inv, const struct upg_plan *p,
+		       const struct upgrade_to *to, const char *const *state)
+{
+	size_t ndown = 0;
+
+	printf("upgrade plan: %u nodes in %zu batches, to ofed=%s\n", p->members[UPG_LIM_ADMIN],
+	       p->nbatches, to->ofed);
+	for (size_t i = 0; i < inv->nhosts; i++)
+		if (!strcmp(state[i], "switch"))
+			printf("not upgraded: %s (a managed switch)\n", inv->hosts[i].name);
+		else if (strcmp(state[i], "active") && strcmp(state[i], "no GPFS"))
+			printf("%s %s: %s\n", ndown++ ? "       " : "down now:", inv->hosts[i].name,
+			       state[i]);
+	printf("limits per batch:\n");
+	for (int l = 0; l < UPG_LIM__COUNT; l++) {
+		if (p->cap[l] == UPG_NO_LIMIT)
+			printf("  %-8s none (%s)\n", upg_limit_name(l), l == UPG_LIM_ADMIN ?
+			       "no --batch" : "no such nodes in the inventory");
+		else
+			printf("  %-8s at most %u: %s\n", upg_limit_name(l), p->cap[l], p->why[l]);
+	}
+	printf("kubernetes: no cordon/drain (not in this version of bringup upgrade)\n");
+	for (size_t b = 0; b < p->nbatches; b++) {
+		const struct upg_batch *bt = &p->batches[b];
+		char *set = upgrade_batch_set(inv, bt);
+		struct strbuf full = STRBUF_INIT;
+
+		printf("batch %zu: %s (%zu nodes):", b + 1, set, bt->n);
+		for (int l = 0; l < UPG_LIM__COUNT; l++) {
+			if (p->cap[l] == UPG_NO_LIMIT)
+				continue;
+			printf(" %s %u/%u", upg_limit_name(l), bt->used[l], p->cap[l]);
+			if (bt->used[l] == p->cap[l])
+				strbuf_addf(&full, "%s%s", full.len ? ", " : "", upg_limit_name(l));
+		}
+		printf("%s%s\n", full.len ? "; at the limit: " : "", full.len ? full.buf : "");
+		strbuf_release(&full);
+		free(set);
+	}
+}
+
+static int write_file(const char *path, const char *buf, size_t len, struct err *err)
+{
+	char *tmp = xasprintf("%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	int rc = 0;
+
+	if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
+		rc = err_set(err, ERR_IO, "%s: %s", tmp, strerror(errno));
+		if (f)
+			fclose(f);
+	} else if (rename(tmp, path)) {
+		rc = err_set(err, ERR_IO, "%s: %s", path, strerror(errno));
+	}
+	free(tmp);
+	return rc;
+}
+
+/*
+ * After the run, one line per node from the last run's journal: upgraded,
+ * failed at a stage, stopped part-way, or untouched (its batch never began).
+ */
+static void print_node_states(const struct inventory *inv, const char *state)
+{
+	struct journal *j = NULL;
+	struct strlist stages = STRLIST_INIT;
+	struct err err = ERR_INIT;
+	char *id = NULL, *path = NULL;
+
+	if (run_last(state, &id, &err))
+		goto out;
+	path = xasprintf("%s/runs/%s/journal.json", state, id);
+	if (journal_load(path, &j, &err))
+		goto out;
+	journal_stages(j, &stages);
+	printf("nodes:\n");
+	for (size_t h = 0; h < inv->nhosts; h++) {
+		const char *name = inv->hosts[h].name, *failed = NULL, *last_done = NULL;
+		size_t n = 0, done = 0;
+
+		if (inv->hosts[h].roles & (1u << ROLE_IB_SWITCH))
+			continue;
+		for (size_t s = 0; s < stages.n; s++) {
+			const char *st = journal_host_status(j, stages.v[s], name);
+
+			if (!st)
+				continue;
+			n++;
+			if (!strcmp(st, "ok") || !strcmp(st, "changed")) {
+				done++;
+				last_done = stages.v[s];
+			} else if (!failed && strcmp(st, "skipped")) {
+				failed = stages.v[s];
+			}
+		}
+		if (n && done == n)
+			printf("  %-12s upgraded\n", name);
+		else if (failed)
+			printf("  %-12s failed at %s (left as it failed; --resume retries it)\n",
+			       name, failed);
+		else if (last_done)
+			printf("  %-12s stopped after %s\n", name, last_done);
+		else
+			printf("  %-12s untouched (its batch did not start)\n", name);
+	}
+out:
+	strlist_clear(&stages);
+	journal_free(j);
+	free(path);
+	free(id);
+	err_clear(&err);
+}
+
+/* Runs the upgrade's playbook through deploy (its journal, report and --resume). */
+static int run_deploy(const struct upgrade_args *a, const char *pb, const char *state)
+{
+	const char *argv[16];
+	int n = 0;
+
+	argv[n++] = "deploy";
+	argv[n++] = "-i";
+	argv[n++] = a->inv_path;
+	argv[n++] = "-p";
+	argv[n++] = pb;
+	argv[n++] = "--state-dir";
+	argv[n++] = state;
+	if (a->resume)
+		argv[n++] = "--resume";
+	if (a->forks) {
+		argv[n++] = "--forks";
+		argv[n++] = a->forks;
+	}
+	if (a->timeout) {
+		argv[n++] = "--timeout";
+		argv[n++] = a->timeout;
+	}
+	if (a->accept)
+		argv[n++] = "--accept-new-host-keys";
+	argv[n] = NULL;
+	fflush(stdout);
+	return cmd_deploy(n, (char **)argv);
+}
+
+/*
+ * The new OFED tarball holds the release asked for: checked on this host
+ * before any node goes down (the ofed stage would find it only after the
+ * first batch's daemons stopped). A repository source (ofed_source: repo)
+ * is the ofed stage's to check.
+ */
+static int check_tarball(const struct inventory *inv, const struct upgrade_args *a,
+			 const struct upgrade_to *to, struct err *err)
+{
+	const char *src = json_string_value(json_object_get(inv->vars, "ofed_source"));
+	const char *path = a->tarball ? a->tarball :
+			   json_string_value(json_object_get(inv->vars, "ofed_tarball"));
+	struct strbuf have = STRBUF_INIT, want = STRBUF_INIT;
+	struct ofed_tarball t = { 0 };
+	int rc;
+
+	if (!to->ofed || (src && !strcmp(src, "repo") && !a->tarball))
+		return 0;
+	if (!path)
+		return err_set(err, ERR_USAGE, "--to ofed=%s: no tarball: give --ofed-tarball FILE "
+			       "(or the inventory's ofed_tarball)", to->ofed);
+	if ((rc = ofed_tarball_inspect(path, &t, err)))
+		return rc;
+	ofed_release(t.version, &have);
+	ofed_release(to->ofed, &want);
+	if (!have.len || strcmp(have.buf, want.buf))
+		rc = err_set(err, ERR_USAGE, "--to ofed=%s: %s holds %s; give the new release's "
+			     "tarball with --ofed-tarball FILE", to->ofed, path, t.version);
+	ofed_tarball_release(&t);
+	strbuf_release(&have);
+	strbuf_release(&want);
+	return rc;
+}
+
+int cmd_upgrade(int argc, char **argv)
+{
+	struct upgrade_args a = { 0 };
+	struct inventory *inv = NULL;
+	struct runner *r = NULL;
+	struct upgrade_to to = { 0 };
+	struct upg_plan plan = { 0 };
+	struct upg_node *nodes = NULL;
+	struct strbuf yaml = STRBUF_INIT;
+	struct err err = ERR_INIT;
+	char *state = NULL, *dir = NULL, *pb = NULL, **hstate = NULL;
+	bool *down = NULL, planned = false;
+	int status = EXIT_OK, rc, lock_fd = -1;
+	unsigned forks = 0, timeout = 0;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc) {
+		status = rc < 0 ? EXIT_USAGE : EXIT_OK;
+		goto out;
+	}
+	if ((a.forks && cmd_parse_uint("upgrade", "--forks", a.forks, &forks)) ||
+	    (a.timeout && cmd_parse_uint("upgrade", "--timeout", a.timeout, &timeout))) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if ((a.to && upgrade_to_parse(a.to, &to, &err)) || inventory_load(a.inv_path, &inv, &err)) {
+		status = cmd_fail_inv(inv, &err);
+		goto out;
+	}
+	if (to.scale || to.driver) {
+		fprintf(stderr, "bringup upgrade: --to %s: only ofed= is upgraded by this version "
+			"(scale= and driver= are not implemented)\n", a.to);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (!a.resume && check_tarball(inv, &a, &to, &err)) {
+		status = cmd_fail_inv(inv, &err);
+		if (err.code != ERR_USAGE && status == EXIT_FAILED)
+			status = EXIT_USAGE;
+		goto out;
+	}
+	state = a.state_dir ? xstrdup(a.state_dir) : state_dir_default(inv->cluster_name);
+	dir = xasprintf("%s/upgrade", state);
+	pb = xasprintf("%s/playbook.yaml", dir);
+	if (a.resume) {
+		if (access(pb, R_OK)) {
+			fprintf(stderr, "bringup upgrade: --resume: no upgrade was started in %s "
+				"(%s: %s)\n", state, pb, strerror(errno));
+			status = EXIT_USAGE;
+			goto out;
+		}
+		printf("resuming the upgrade planned in %s\n", pb);
+		status = run_deploy(&a, pb, state);
+		if (status == EXIT_OK)
+			upgrade_unmark(state);
+		if (status != EXIT_USAGE)
+			print_node_states(inv, state);
+		goto out;
+	}
+	/* What is down now counts as down: read it before planning. */
+	down = xcalloc(inv->nhosts + 1, sizeof(*down));
+	hstate = xcalloc(inv->nhosts + 1, sizeof(*hstate));
+	if (runner_new(inv, &(struct runner_opts){ .forks = forks, .command_timeout_s = timeout,
+		       .accept_new_host_keys = a.accept, .cancel_stops_commands = true }, &r, &err) ||
+	    upgrade_probe(r, inv, down, hstate, &err)) {
+		status = cmd_fail_inv(inv, &err);
+		goto out;
+	}
+	runner_free(r);
+	r = NULL;
+	nodes = upgrade_nodes(inv, down, hstate);
+	if (upg_plan_make(nodes, inv->nhosts, a.nbatch, a.percent, &plan, &err)) {
+		status = cmd_fail_inv(inv, &err);
+		goto out;
+	}
+	planned = true;
+	print_plan(inv, &plan, &to, (const char *const *)hstate);
+	if (a.check)
+		goto out;
+	upgrade_playbook(inv, &plan, &to, a.tarball, &yaml);
+	/* A deploy or upgrade running on this cluster keeps its playbook: refused
+	 * here, before ours replaces it (deploy takes the lock again for the run). */
+	if (run_lock(state, &lock_fd, &err)) {
+		status = cmd_fail_inv(inv, &err);
+		goto out;
+	}
+	close(lock_fd);
+	lock_fd = -1;
+	if (mkdir_p(dir, &err) || write_file(pb, yaml.buf, yaml.len, &err) ||
+	    upgrade_mark(state, to.ofed, &err)) {
+		status = cmd_fail_inv(inv, &err);
+		goto out;
+	}
+	status = run_deploy(&a, pb, state);
+	if (status == EXIT_OK)
+		upgrade_unmark(state);
+	if (status != EXIT_USAGE)
+		print_node_states(inv, state);
+out:
+	if (planned)
+		upg_plan_release(&plan);
+	for (size_t i = 0; hstate && inv && i < inv->nhosts; i++)
+		free(hstate[i]);
+	free(hstate);
+	free(down);
+	free(nodes);
+	runner_free(r);
+	upgrade_to_release(&to);
+	strbuf_release(&yaml);
+	free(pb);
+	free(dir);
+	free(state);
+	inventory_free(inv);
+	err_clear(&err);
+	return status;
+}

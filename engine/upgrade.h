@@ -1,0 +1,64 @@
+/*
+ * The rolling upgrade (`bringup upgrade`): what it reads before it plans
+ * (which nodes are down already), and the playbook it runs. An upgrade is a
+ * generated playbook run by deploy.c: per batch, in order, the stages
+ * scale_node stop (cluster manager role moved away, quorum guard,
+ * mmshutdown), ofed (the new release, a reboot when the install needs one),
+ * scale_node start (mmbuildgpl, mmstartup, wait active, mount), the last
+ * with max_fail_percent 0: a node that failed stops the run at the end of
+ * its batch, and no later batch starts. The journal gives --resume.
+ */
+#ifndef BRINGUP_UPGRADE_H
+#define BRINGUP_UPGRADE_H
+
+#include <stdbool.h>
+
+#include "err.h"
+#include "inventory.h"
+#include "runner.h"
+#include "strbuf.h"
+#include "upgrade-plan.h"
+
+/* --to ofed=VER[,scale=VER][,driver=VER]; the strings are owned. */
+struct upgrade_to {
+	char *ofed, *scale, *driver;
+};
+
+/* Parses `spec`; ERR_USAGE naming the part at fault. */
+int upgrade_to_parse(const char *spec, struct upgrade_to *ret, struct err *err);
+void upgrade_to_release(struct upgrade_to *t);
+
+/*
+ * What each host is now (one mmgetstate on each, in parallel over r):
+ * down[i] true when host i cannot be reached or its GPFS daemon is not
+ * active; state[i] (owned strings, caller frees each and the array) says
+ * "active", "down", "arbitrating", "unreachable: ..." or "no GPFS".
+ */
+int upgrade_probe(struct runner *r, const struct inventory *inv, bool *down,
+		  char **state, struct err *err);
+
+/* The planner's nodes for every host of inv (names and states borrowed;
+ * state may be NULL). Caller frees. */
+struct upg_node *upgrade_nodes(const struct inventory *inv, const bool *down,
+			       char *const *state);
+
+/* The playbook of the plan (YAML, appended to out). */
+void upgrade_playbook(const struct inventory *inv, const struct upg_plan *p,
+		      const struct upgrade_to *to, const char *ofed_tarball,
+		      struct strbuf *out);
+
+/*
+ * STATE/upgrade/in-progress: the OFED release an unfinished upgrade moves
+ * to, so that precheck reports the mixed-version window as such, not as
+ * drift. upgrade_mark writes it (before the first node goes down),
+ * upgrade_unmark removes it (the upgrade completed); upgrade_in_progress
+ * reads it: the release (caller frees) or NULL when there is none.
+ */
+int upgrade_mark(const char *state_dir, const char *ofed, struct err *err);
+void upgrade_unmark(const char *state_dir);
+char *upgrade_in_progress(const char *state_dir);
+
+/* A batch's nodes folded ("dgx[01,04-06]"); caller frees. */
+char *upgrade_batch_set(const struct inventory *inv, const struct upg_batch *b);
+
+#endif

@@ -1,0 +1,302 @@
+/*
+ * The validation report as one self-contained HTML file (no script, no
+ * network: inline CSS and SVG): the findings, the RDMA pair matrix per port
+ * as a heat map with failing cells crossed, NCCL bus bandwidth against
+ * message size (log x axis) per node and run, ResNet-50 throughput against
+ * ideal linear scaling, and the storage figures.
+ */
+#include "validate.h"
+#include "report.h"
+#include "strbuf.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+static void esc(struct strbuf *out, const char *s)
+{
+	report_xml_escape(out, s);
+}
+
+static const char *palette[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+				 "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf" };
+
+/* log2 without libm, for the size axis. */
+static double lg2(double x)
+{
+	double r = 0;
+
+	while (x >= 2) {
+		x /= 2;
+		r++;
+	}
+	return r + (x - 1); /* linear between powers of two */
+}
+
+#define PW 640
+#define PH 300
+#define PL 70
+#define PB 50
+
+/* Axes and labels of a plot box; x and y maxima for the tick labels. */
+static void axes(struct strbuf *o, const char *title, const char *xl, const char *yl, double ymax)
+{
+	strbuf_addf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		    "font-family=\"sans-serif\" font-size=\"12\">\n", PW + PL + 160, PH + PB + 30);
+	strbuf_addf(o, "<text x=\"%d\" y=\"16\" font-weight=\"bold\">", PL);
+	esc(o, title);
+	strbuf_addf(o, "</text>\n<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>"
+		    "<line x1=\"%d\" y1=\"30\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n",
+		    PL, PH + 30, PL + PW, PH + 30, PL, PL, PH + 30);
+	for (int k = 0; k <= 4; k++) {
+		double v = ymax * k / 4;
+		int y = PH + 30 - PH * k / 4;
+
+		strbuf_addf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.0f</text>"
+			    "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n",
+			    PL - 6, y + 4, v, PL, y, PL + PW, y);
+	}
+	strbuf_addf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", PL + PW / 2, PH + 30 + 40);
+	esc(o, xl);
+	strbuf_addf(o, "</text><text transform=\"translate(16,%d) rotate(-90)\" text-anchor=\"middle\">",
+		    30 + PH / 2);
+	esc(o, yl);
+	strbuf_addstr(o, "</text>\n");
+}
+
+/* A legend row: the palette's i-th colour, or black; dashed like its line. */
+static void legend(struct strbuf *o, int i, const char *name, bool dashed, bool black)
+{
+	int y = 40 + 16 * i;
+
+	strbuf_addf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"%s/>"
+		    "<text x=\"%d\" y=\"%d\">", PL + PW + 10, y, PL + PW + 30, y,
+		    black ? "black" : palette[i % 10], dashed ? " stroke-dasharray=\"6,3\"" : "",
+		    PL + PW + 36, y + 4);
+	esc(o, name);
+	strbuf_addstr(o, "</text>\n");
+}
+
+static void rdma_html(const json_t *s, struct strbuf *o)
+{
+	const json_t *mx = json_object_get(s, "matrix"), *hosts = json_object_get(mx, "hosts");
+	const json_t *grid, *results = json_object_get(s, "results");
+	const char *port;
+	size_t n = json_array_size(hosts);
+	int cell = 26, left = 90, top = 90;
+
+	json_object_foreach((json_t *)json_object_get(mx, "gbps"), port, grid) {
+		double link = 0, pass = json_integer_value(json_object_get(json_object_get(s, "thresholds"), "pass_pct"));
+		double warn = json_integer_value(json_object_get(json_object_get(s, "thresholds"), "warn_pct"));
+		size_t i, j;
+		const json_t *r;
+
+		json_array_foreach(results, i, r) {
+			char key[96];
+
+			snprintf(key, sizeof(key), "%s/%lld", str(r, "hca"),
+				 (long long)json_integer_value(json_object_get(r, "port")));
+			if (!strcmp(key, port))
+				link = (double)json_integer_value(json_object_get(r, "link_gbps"));
+		}
+		strbuf_addf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" height=\"%zu\" "
+			    "font-family=\"sans-serif\" font-size=\"11\">\n<text x=\"4\" y=\"14\" "
+			    "font-weight=\"bold\">ib_write_bw ", left + n * cell + 240 > 620 ?
+			    left + n * cell + 240 : (size_t)620, top + n * cell + 20);
+		esc(o, port);
+		strbuf_addf(o, ", Gb/s of %.0f (green >= %.0f%%, amber >= %.0f%%, red: fail, crossed)</text>\n",
+			    link, warn, pass);
+		for (i = 0; i < n; i++) {
+			strbuf_addf(o, "<text x=\"%d\" y=\"%zu\" text-anchor=\"end\">", left - 4,
+				    top + i * cell + cell / 2 + 4);
+			esc(o, json_string_value(json_array_get(hosts, i)));
+			strbuf_addf(o, "</text><text transform=\"translate(%zu,%d) rotate(-60)\">",
+				    left + i * cell + cell / 2, top - 4);
+			esc(o, json_string_value(json_array_get(hosts, i)));
+			strbuf_addstr(o, "</text>\n");
+			for (j = 0; j < n; j++) {
+				const json_t *v = json_array_get(json_array_get(grid, i), j);
+				double g = json_number_value(v), pct = link > 0 ? g * 100 / link : 0;
+				const char *fill = !json_is_number(v) ? "#eee" : pct >= warn ? "#4caf50" :
+						   pct >= pass ? "#ffb300" : "#e53935";
+				size_t x = left + j * cell, y = top + i * cell;
+
+				strbuf_addf(o, "<rect x=\"%zu\" y=\"%zu\" width=\"%d\" height=\"%d\" fill=\"%s\" "
+					    "stroke=\"white\"><title>%.1f Gb/s</title></rect>", x, y, cell, cell,
+					    fill, g);
+				if (json_is_number(v) && pct < pass)
+					strbuf_addf(o, "<path d=\"M%zu %zu l%d %d M%zu %zu l%d -%d\" stroke=\"black\" "
+						    "stroke-width=\"2\"/>", x + 5, y + 5, cell - 10, cell - 10,
+						    x + 5, y + cell - 5, cell - 10, cell - 10);
+			}
+			strbuf_addch(o, '\n');
+		}
+		strbuf_addstr(o, "</svg>\n");
+	}
+}
+
+/* The per-node runs, then the mpirun variants across nodes (multi_node). */
+static const char *const nccl_sets[] = { "results", "multi_node" };
+
+static void nccl_html(const json_t *s, struct strbuf *o)
+{
+	const json_t *r, *pt;
+	double ymax = 1, xmin = 1e30, xmax = 1;
+	size_t i, k;
+	int line = 0;
+
+	for (int set = 0; set < 2; set++)
+	json_array_foreach(json_object_get(s, nccl_sets[set]), i, r)
+		json_array_foreach(json_object_get(r, "curve"), k, pt) {
+			double x = json_number_value(json_array_get(pt, 0)), y = json_number_value(json_array_get(pt, 1));
+
+			ymax = y > ymax ? y : ymax;
+			xmin = x < xmin ? x : xmin;
+			xmax = x > xmax ? x : xmax;
+		}
+	if (xmin >= xmax)
+		return;
+	ymax *= 1.1;
+	axes(o, "all_reduce_perf bus bandwidth per node and across nodes", "message size (bytes, log scale)",
+	     "bus bandwidth (GB/s)", ymax);
+	for (double x = xmin; x <= xmax; x *= 64) {
+		int px = PL + (int)(PW * (lg2(x) - lg2(xmin)) / (lg2(xmax) - lg2(xmin)));
+		const char *u = x >= 1 << 30 ? "G" : x >= 1 << 20 ? "M" : x >= 1024 ? "K" : "";
+		double d = x >= 1 << 30 ? x / (1 << 30) : x >= 1 << 20 ? x / (1 << 20) : x >= 1024 ? x / 1024 : x;
+
+		strbuf_addf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%.0f%s</text>\n", px,
+			    PH + 30 + 16, d, u);
+	}
+	for (int set = 0; set < 2; set++)
+	json_array_foreach(json_object_get(s, nccl_sets[set]), i, r) {
+		char name[128];
+
+		if (!json_array_size(json_object_get(r, "curve")))
+			continue;
+		strbuf_addf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"",
+			    palette[line % 10], !strcmp(str(r, "run"), "net") ? " stroke-dasharray=\"6,3\"" : "");
+		json_array_foreach(json_object_get(r, "curve"), k, pt) {
+			double x = json_number_value(json_array_get(pt, 0)), y = json_number_value(json_array_get(pt, 1));
+
+			strbuf_addf(o, "%.1f,%.1f ", PL + PW * (lg2(x) - lg2(xmin)) / (lg2(xmax) - lg2(xmin)),
+				    PH + 30 - PH * y / ymax);
+		}
+		strbuf_addstr(o, "\"/>\n");
+		if (set)
+			snprintf(name, sizeof(name), "mpirun %s", str(r, "variant"));
+		else
+			snprintf(name, sizeof(name), "%s %s", str(r, "host"), str(r, "run"));
+		legend(o, line++, name, !strcmp(str(r, "run"), "net"), false);
+	}
+	strbuf_addstr(o, "</svg>\n");
+}
+
+static void resnet_html(const json_t *s, struct strbuf *o)
+{
+	const json_t *r, *st;
+	double ymax = 1, ideal1 = 0;
+	size_t i, k;
+	int line = 0;
+
+	json_array_foreach(json_object_get(s, "results"), i, r)
+		json_array_foreach(json_object_get(r, "steps"), k, st) {
+			double y = json_number_value(json_object_get(st, "images_per_sec"));
+			double id = json_number_value(json_object_get(st, "ideal"));
+
+			ymax = y > ymax ? y : ymax;
+			ymax = id > ymax ? id : ymax;
+			if (k == 0 && (ideal1 == 0 || y > ideal1))
+				ideal1 = y;
+		}
+	ymax *= 1.1;
+	axes(o, "ResNet-50 training throughput per node", "GPUs (1, 2, 4, 8)", "images/sec", ymax);
+	for (int g = 1; g <= 8; g *= 2)
+		strbuf_addf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>\n",
+			    PL + PW * (g - 1) / 7, PH + 30 + 16, g);
+	strbuf_addf(o, "<polyline fill=\"none\" stroke=\"black\" stroke-dasharray=\"5,4\" points=\"%d,%.1f %d,%.1f\"/>\n",
+		    PL, PH + 30 - PH * ideal1 / ymax, PL + PW, PH + 30 - PH * ideal1 * 8 / ymax);
+	legend(o, line++, "ideal linear (best 1-GPU x N)", true, true);
+	json_array_foreach(json_object_get(s, "results"), i, r) {
+		strbuf_addf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", palette[line % 10]);
+		json_array_foreach(json_object_get(r, "steps"), k, st) {
+			double g = (double)json_integer_value(json_object_get(st, "gpus"));
+			double y = json_number_value(json_object_get(st, "images_per_sec"));
+
+			strbuf_addf(o, "%.1f,%.1f ", PL + PW * (g - 1) / 7, PH + 30 - PH * y / ymax);
+		}
+		strbuf_addstr(o, "\"/>\n");
+		legend(o, line++, str(r, "host"), false, false);
+	}
+	strbuf_addstr(o, "</svg>\n");
+}
+
+static void storage_html(const json_t *s, struct strbuf *o)
+{
+	const json_t *r;
+	size_t i;
+
+	strbuf_addstr(o, "<table><tr><th>host</th><th>write MB/s</th><th>read MB/s</th></tr>\n");
+	json_array_foreach(json_object_get(s, "results"), i, r) {
+		strbuf_addstr(o, "<tr><td>");
+		esc(o, str(r, "host"));
+		strbuf_addf(o, "</td><td>%.0f</td><td>%.0f</td></tr>\n",
+			    json_number_value(json_object_get(r, "write_mbps")),
+			    json_number_value(json_object_get(r, "read_mbps")));
+	}
+	strbuf_addstr(o, "</table>\n<table><tr><th>nodes at once</th><th>aggregate read MB/s</th>"
+		      "<th>expected at least</th></tr>\n");
+	json_array_foreach(json_object_get(s, "scaling"), i, r)
+		strbuf_addf(o, "<tr><td>%lld</td><td>%.0f</td><td>%.0f</td></tr>\n",
+			    (long long)json_integer_value(json_object_get(r, "nodes")),
+			    json_number_value(json_object_get(r, "read_mbps")),
+			    json_number_value(json_object_get(r, "expected_min_mbps")));
+	strbuf_addstr(o, "</table>\n");
+}
+
+void validate_report_html(const json_t *report, struct strbuf *o)
+{
+	const json_t *s, *f;
+	size_t i, k;
+
+	strbuf_addstr(o, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>bringup validate: ");
+	esc(o, str(report, "cluster"));
+	strbuf_addstr(o, "</title><style>body{font-family:sans-serif;margin:2em}table{border-collapse:"
+		      "collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}"
+		      ".pass{color:#2e7d32}.warn{color:#ef6c00}.fail,.unreachable{color:#c62828;"
+		      "font-weight:bold}svg{display:block;margin:1em 0}</style></head><body>\n<h1>");
+	esc(o, str(report, "cluster"));
+	strbuf_addf(o, ": <span class=\"%s\">%s</span></h1>\n", str(report, "status"), str(report, "status"));
+	json_array_foreach(json_object_get(report, "stages"), i, s) {
+		strbuf_addstr(o, "<h2>");
+		esc(o, str(s, "stage"));
+		strbuf_addf(o, ": <span class=\"%s\">%s</span></h2>\n", str(s, "status"), str(s, "status"));
+		if (json_array_size(json_object_get(s, "findings"))) {
+			strbuf_addstr(o, "<table><tr><th>status</th><th>host</th><th>port / GPU</th><th>finding</th></tr>\n");
+			json_array_foreach(json_object_get(s, "findings"), k, f) {
+				strbuf_addf(o, "<tr><td class=\"%s\">%s</td><td>", str(f, "status"), str(f, "status"));
+				esc(o, str(f, "host"));
+				strbuf_addstr(o, "</td><td>");
+				esc(o, str(f, "subject"));
+				strbuf_addstr(o, "</td><td>");
+				esc(o, str(f, "message"));
+				strbuf_addstr(o, "</td></tr>\n");
+			}
+			strbuf_addstr(o, "</table>\n");
+		}
+		if (!strcmp(str(s, "stage"), "rdma"))
+			rdma_html(s, o);
+		else if (!strcmp(str(s, "stage"), "nccl"))
+			nccl_html(s, o);
+		else if (!strcmp(str(s, "stage"), "resnet"))
+			resnet_html(s, o);
+		else if (!strcmp(str(s, "stage"), "storage"))
+			storage_html(s, o);
+	}
+	strbuf_addstr(o, "</body></html>\n");
+}

@@ -1,0 +1,413 @@
+/*
+ * scale_cluster: the Spectrum Scale client cluster that the GPU nodes join
+ * (Redpaper 3.3: scale00 as quorum-manager, the DGX nodes as clients). It
+ * runs once, on a manager node, for every GPFS node of the run: GPFS
+ * administration commands take the cluster configuration lock, so one call
+ * for all nodes is the only shape that scales. check reads mmlscluster,
+ * mmlsnodeclass and mmgetstate; apply creates the cluster when there is
+ * none (mmcrcluster with quorum and manager designations from scale_quorum
+ * and scale_manager, ssh/scp, autoload), or adds only the missing nodes
+ * with one mmaddnode, accepts the licences by role (server for quorum and
+ * manager nodes, client for the others), creates or completes the node
+ * classes of gpfs_nodeclass, and with `start` starts the daemons that are
+ * down (one mmstartup -N) and waits, bounded, until mmgetstate says active
+ * (arbitrating is on its way there). Nodes that failed an earlier stage are
+ * left out. The playbook runs it twice: without `start` before scale_tune,
+ * so that a new cluster gets its configuration before its daemons first
+ * start (no restarts), and with `start` after it.
+ */
+#include "module.h"
+#include "scale-common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../engine/parse.h"
+#include "../engine/scale-quorum.h"
+#include "../engine/strlist.h"
+#include "../engine/xalloc.h"
+
+static const struct param_spec params[] = {
+	{ "cluster_name", PARAM_STRING, "", "gpfs_cluster_name",
+	  "the client cluster's name (mmcrcluster -C); empty: GPFS names it after the first node",
+	  NULL },
+	{ "join", PARAM_BOOL, "true", NULL,
+	  "create the cluster or add the missing nodes, licences and node classes (false: "
+	  "only start the daemons)", NULL },
+	{ "remote_copy", PARAM_STRING, "/usr/bin/scp", "gpfs_remote_copy",
+	  "the cluster's remote file copy command (mmcrcluster -R)", NULL },
+	{ "remote_shell", PARAM_STRING, "/usr/bin/ssh", "gpfs_remote_shell",
+	  "the cluster's remote shell command (mmcrcluster -r)", NULL },
+	{ "start", PARAM_BOOL, "true", NULL,
+	  "start the GPFS daemons that are down and wait until they are active", NULL },
+	{ "startup_timeout", PARAM_UINT, "180", "gpfs_startup_timeout",
+	  "seconds the started daemons have to become active", NULL },
+	{ NULL },
+};
+
+static bool in_rows(const json_t *rows, const char *key, const char *node)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(rows, i, r)
+		if (scale_same_node(json_string_value(json_object_get(r, key)), node))
+			return true;
+	return false;
+}
+
+static bool in_list(const json_t *arr, const char *node)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(arr, i, v)
+		if (scale_same_node(json_string_value(v), node))
+			return true;
+	return false;
+}
+
+/* The node descriptors "name:designation,..." of nodes[]. */
+static void descriptors(const struct scale_nodes *ns, const struct strlist *names,
+			struct strbuf *out)
+{
+	for (size_t i = 0; i < ns->n; i++)
+		if (strlist_index(names, ns->v[i].name) >= 0)
+			strbuf_addf(out, "%s%s:%s", out->len ? "," : "", ns->v[i].name,
+				    scale_designation(&ns->v[i]));
+}
+
+/* Licences by role for the nodes the cluster gains. */
+static void plan_licences(struct mod_ctx *mc, const struct scale_nodes *ns,
+			  const struct strlist *added)
+{
+	struct strlist server = STRLIST_INIT, client = STRLIST_INIT;
+	struct strbuf s = STRBUF_INIT, c = STRBUF_INIT;
+
+	for (size_t i = 0; i < ns->n; i++)
+		if (strlist_index(added, ns->v[i].name) >= 0)
+			strlist_push(ns->v[i].quorum || ns->v[i].manager ? &server : &client,
+				     ns->v[i].name);
+	scale_join(&server, ",", &s);
+	scale_join(&client, ",", &c);
+	mod_set(mc, "lic_server", s.buf);
+	mod_set(mc, "lic_client", c.buf);
+	if (s.len)
+		mod_change(mc, NULL, "accept server licences (mmchlicense server --accept): %s", s.buf);
+	if (c.len)
+		mod_change(mc, NULL, "accept client licences (mmchlicense client --accept): %s", c.buf);
+	strlist_clear(&server);
+	strlist_clear(&client);
+	strbuf_release(&s);
+	strbuf_release(&c);
+}
+
+/* Node classes: created when absent, completed with their missing members. */
+static void plan_classes(struct mod_ctx *mc, const struct scale_nodes *ns,
+			 const struct strlist *wanted, const json_t *lsnc)
+{
+	struct strlist classes = STRLIST_INIT;
+
+	scale_classes(ns, &classes);
+	for (size_t c = 0; c < classes.n; c++) {
+		const json_t *have = NULL, *cls;
+		struct strbuf missing = STRBUF_INIT;
+		char *key;
+		size_t i;
+
+		json_array_foreach(json_object_get(lsnc, "classes"), i, cls)
+			if (!strcmp(json_string_value(json_object_get(cls, "name")), classes.v[c]))
+				have = json_object_get(cls, "members");
+		for (size_t k = 0; k < ns->n; k++)
+			if (ns->v[k].nodeclass && !strcmp(ns->v[k].nodeclass, classes.v[c]) &&
+			    strlist_index(wanted, ns->v[k].name) >= 0 && !in_list(have, ns->v[k].name))
+				strbuf_addf(&missing, "%s%s", missing.len ? "," : "", ns->v[k].name);
+		key = xasprintf("%s:%s", have ? "nc_add" : "nc_create", classes.v[c]);
+		mod_set(mc, key, missing.buf);
+		if (missing.len)
+			mod_change(mc, NULL, have ? "add to node class %s (mmchnodeclass %s add): %s" :
+				   "create node class %s (mmcrnodeclass): %s", classes.v[c],
+				   have ? classes.v[c] : missing.buf, missing.buf);
+		free(key);
+		strbuf_release(&missing);
+	}
+	strlist_clear(&classes);
+}
+
+/* Daemons of wanted nodes that are not active; all of them on a new cluster. */
+static int plan_start(struct mod_ctx *mc, const struct strlist *wanted, bool have_cluster)
+{
+	static const char *const argv[] = { "mmgetstate", "-a", NULL };
+	struct strbuf start = STRBUF_INIT, states = STRBUF_INIT;
+	json_t *st = NULL;
+	int rc = 0;
+
+	if (have_cluster && (rc = scale_mm_parsed(mc, argv, parse_mmgetstate, &st)))
+		return rc;
+	for (size_t i = 0; i < wanted->n; i++) {
+		const char *state = "new";
+		size_t k;
+		json_t *row;
+
+		json_array_foreach(json_object_get(st, "nodes"), k, row)
+			if (scale_same_node(json_string_value(json_object_get(row, "name")), wanted->v[i]))
+				state = json_string_value(json_object_get(row, "state"));
+		if (state && !strcmp(state, "active"))
+			continue;
+		strbuf_addf(&start, "%s%s", start.len ? "," : "", wanted->v[i]);
+		strbuf_addf(&states, "%s%s (%s)", states.len ? ", " : "", wanted->v[i],
+			    state ? state : "unknown");
+	}
+	mod_set(mc, "start", start.len ? start.buf : "");
+	if (start.len)
+		mod_change(mc, NULL, "start GPFS (mmstartup -N) and wait until active: %s",
+			   states.buf);
+	json_decref(st);
+	strbuf_release(&start);
+	strbuf_release(&states);
+	return rc;
+}
+
+static int sc_check(struct mod_ctx *mc)
+{
+	static const char *const lscluster[] = { "mmlscluster", NULL };
+	static const char *const lsnodeclass[] = { "mmlsnodeclass", NULL };
+	const char *name = mod_param_str(mc, "cluster_name");
+	struct scale_nodes ns;
+	struct strlist wanted = STRLIST_INIT, added = STRLIST_INIT;
+	struct strbuf desc = STRBUF_INIT, left = STRBUF_INIT;
+	struct cmd_result res;
+	struct err perr = ERR_INIT;
+	json_t *cl = NULL, *nc = NULL;
+	bool have_cluster = false, join = mod_param_bool(mc, "join");
+	int rc;
+
+	/* verify checks again: what the first check planned is done now */
+	mod_set(mc, "create", "");
+	mod_set(mc, "add", "");
+	scale_nodes_get(mc, &ns);
+	for (size_t i = 0; i < ns.n; i++) {
+		if (ns.v[i].failed)
+			strbuf_addf(&left, "%s%s (%s)", left.len ? ", " : "", ns.v[i].name,
+				    ns.v[i].failed);
+		else
+			strlist_push(&wanted, ns.v[i].name);
+	}
+	if (left.len)
+		mod_note(mc, "left out of the cluster: %s", left.buf);
+	if (!wanted.n) {
+		rc = mod_skip(mc, "no Spectrum Scale node to act for");
+		goto out;
+	}
+	if ((rc = scale_mm(mc, lscluster, &res)))
+		goto out_res;
+	if (scale_not_installed(&res)) {
+		/* --check on a bare cluster: scale_install of this run brings GPFS. */
+		if (!mod_checking(mc)) {
+			rc = mod_fail(mc, ERR_STATE, "Spectrum Scale is not installed on the manager "
+				      "node %s (stage scale_install)", mod_host(mc));
+			goto out_res;
+		}
+	} else if (res.exit_status == 0) {
+		if (parse_mmlscluster(res.out.buf, res.out.len, &cl, &perr)) {
+			rc = mod_fail(mc, ERR_PARSE, "mmlscluster on %s: %s", mod_host(mc),
+				      err_msg(&perr));
+			goto out_res;
+		}
+		have_cluster = true;
+	} else if (!strstr(res.err.buf, "does not belong to a GPFS cluster") &&
+		   !strstr(res.out.buf, "does not belong to a GPFS cluster")) {
+		rc = mod_fail(mc, ERR_REMOTE, "mmlscluster on %s exited %d: %s", mod_host(mc),
+			      res.exit_status, res.err.len ? res.err.buf : res.out.buf);
+		goto out_res;
+	}
+	if (have_cluster) {
+		const char *is = json_string_value(json_object_get(json_object_get(cl, "cluster"),
+								   "gpfs_cluster_name"));
+
+		if (*name && is && strcmp(is, name)) {
+			rc = mod_fail(mc, ERR_STATE, "%s belongs to GPFS cluster %s, not to %s "
+				      "(gpfs_cluster_name): fix the inventory or remove the node from "
+				      "that cluster", mod_host(mc), is, name);
+			goto out_res;
+		}
+		mod_set(mc, "cluster", is ? is : "");
+		cmd_result_release(&res);
+		if (!join)
+			goto start;
+		for (size_t i = 0; i < wanted.n; i++)
+			if (!in_rows(json_object_get(cl, "nodes"), "daemon_node_name", wanted.v[i]))
+				strlist_push(&added, wanted.v[i]);
+		descriptors(&ns, &added, &desc);
+		mod_set(mc, "add", desc.buf);
+		if (added.n)
+			mod_change(mc, NULL, "add %zu nodes to GPFS cluster %s in one call "
+				   "(mmaddnode -N): %s", added.n, is ? is : "", desc.buf);
+		if ((rc = scale_mm_parsed(mc, lsnodeclass, parse_mmlsnodeclass, &nc)))
+			goto out;
+	} else if (!join) {
+		cmd_result_release(&res);
+		if (!mod_checking(mc)) {
+			rc = mod_fail(mc, ERR_STATE, "%s is not in a GPFS cluster: stage scale_cluster "
+				      "creates it", mod_host(mc));
+			goto out;
+		}
+		goto start;
+	} else {
+		for (size_t i = 0; i < wanted.n; i++)
+			strlist_push(&added, wanted.v[i]);
+		descriptors(&ns, &added, &desc);
+		mod_set(mc, "create", desc.buf);
+		mod_change(mc, NULL, "create GPFS cluster %s (mmcrcluster, remote shell %s, copy %s, "
+			   "autoload) with %zu nodes: %s", *name ? name : "(named after the first node)",
+			   mod_param_str(mc, "remote_shell"), mod_param_str(mc, "remote_copy"),
+			   added.n, desc.buf);
+		cmd_result_release(&res);
+	}
+	plan_licences(mc, &ns, &added);
+	plan_classes(mc, &ns, &wanted, nc);
+start:
+	if (mod_param_bool(mc, "start"))
+		rc = plan_start(mc, &wanted, have_cluster);
+	goto out;
+out_res:
+	cmd_result_release(&res);
+out:
+	json_decref(cl);
+	json_decref(nc);
+	err_clear(&perr);
+	strlist_clear(&wanted);
+	strlist_clear(&added);
+	strbuf_release(&desc);
+	strbuf_release(&left);
+	scale_nodes_release(&ns);
+	return rc;
+}
+
+/*
+ * Waits for the started daemons. Those that stay down fail alone (the
+ * others go on), unless quorum itself is lost or the manager this runs on
+ * is among them: then nothing can go on and the stage fails.
+ */
+static int wait_started(struct mod_ctx *mc, const char *list)
+{
+	static const char *const quorum[] = { "mmgetstate", "-N", "quorumnodes", NULL };
+	unsigned limit = mod_param_uint(mc, "startup_timeout");
+	struct strbuf why = STRBUF_INIT;
+	json_t *down = NULL, *q = NULL, *row;
+	bool fatal;
+	size_t i;
+	int rc = scale_wait_active(mc, list, limit, &down);
+
+	if (rc != ERR_TIMEOUT || !down)
+		return rc;
+	rc = scale_mm_parsed(mc, quorum, parse_mmgetstate, &q);
+	fatal = rc || !scale_quorum_may_stop(q, "", &why);
+	json_array_foreach(down, i, row)
+		fatal |= scale_same_node(json_string_value(json_object_get(row, "name")),
+					 mod_host(mc));
+	if (!rc && fatal) {
+		struct strbuf names = STRBUF_INIT;
+
+		json_array_foreach(down, i, row)
+			strbuf_addf(&names, "%s%s (%s)", names.len ? ", " : "",
+				    json_string_value(json_object_get(row, "name")),
+				    json_string_value(json_object_get(row, "state")));
+		rc = mod_fail(mc, ERR_TIMEOUT, "GPFS did not become active within %u s on: %s; "
+			      "quorum: %s", limit, names.buf, why.len ? why.buf :
+			      "the manager node itself is down; see /var/adm/ras/mmfs.log.latest");
+		strbuf_release(&names);
+	} else if (!rc) {
+		json_array_foreach(down, i, row)
+			mod_fail_host(mc, json_string_value(json_object_get(row, "name")),
+				      "GPFS did not become active within %u s after mmstartup (state "
+				      "%s): see /var/adm/ras/mmfs.log.latest on it; a portability "
+				      "layer that does not match the running kernel keeps the daemon "
+				      "down (stage scale_install)", limit,
+				      json_string_value(json_object_get(row, "state")));
+	}
+	json_decref(down);
+	json_decref(q);
+	strbuf_release(&why);
+	return rc;
+}
+
+static int sc_apply(struct mod_ctx *mc)
+{
+	struct scale_nodes ns;
+	struct strlist classes = STRLIST_INIT;
+	int rc = 0;
+
+	if (*mod_get(mc, "create")) {
+		const char *argv[] = { "mmcrcluster", "-N", mod_get(mc, "create"), "-r",
+				       mod_param_str(mc, "remote_shell"), "-R",
+				       mod_param_str(mc, "remote_copy"), "-A", NULL, NULL, NULL };
+
+		if (*mod_param_str(mc, "cluster_name")) {
+			argv[8] = "-C";
+			argv[9] = mod_param_str(mc, "cluster_name");
+		}
+		mod_note(mc, "creating GPFS cluster %s", mod_param_str(mc, "cluster_name"));
+		rc = scale_run(mc, argv);
+	}
+	if (!rc && *mod_get(mc, "add")) {
+		const char *argv[] = { "mmaddnode", "-N", mod_get(mc, "add"), NULL };
+
+		rc = scale_run(mc, argv);
+	}
+	if (!rc && *mod_get(mc, "lic_server")) {
+		const char *argv[] = { "mmchlicense", "server", "--accept", "-N",
+				       mod_get(mc, "lic_server"), NULL };
+
+		rc = scale_run(mc, argv);
+	}
+	if (!rc && *mod_get(mc, "lic_client")) {
+		const char *argv[] = { "mmchlicense", "client", "--accept", "-N",
+				       mod_get(mc, "lic_client"), NULL };
+
+		rc = scale_run(mc, argv);
+	}
+	scale_nodes_get(mc, &ns);
+	scale_classes(&ns, &classes);
+	for (size_t c = 0; !rc && c < classes.n; c++) {
+		char *ck = xasprintf("nc_create:%s", classes.v[c]);
+		char *ak = xasprintf("nc_add:%s", classes.v[c]);
+
+		if (*mod_get(mc, ck)) {
+			const char *argv[] = { "mmcrnodeclass", classes.v[c], "-N", mod_get(mc, ck),
+					       NULL };
+
+			rc = scale_run(mc, argv);
+		} else if (*mod_get(mc, ak)) {
+			const char *argv[] = { "mmchnodeclass", classes.v[c], "add", "-N",
+					       mod_get(mc, ak), NULL };
+
+			rc = scale_run(mc, argv);
+		}
+		free(ck);
+		free(ak);
+	}
+	if (!rc && *mod_get(mc, "start")) {
+		const char *argv[] = { "mmstartup", "-N", mod_get(mc, "start"), NULL };
+
+		mod_note(mc, "starting GPFS on %s", mod_get(mc, "start"));
+		rc = scale_run(mc, argv);
+		if (!rc)
+			rc = wait_started(mc, mod_get(mc, "start"));
+	}
+	strlist_clear(&classes);
+	scale_nodes_release(&ns);
+	return rc;
+}
+
+const struct stage_module mod_scale_cluster = {
+	.name = "scale_cluster",
+	.summary = "the Spectrum Scale client cluster: mmcrcluster or one mmaddnode for the "
+		   "missing nodes, licences, node classes, mmstartup (run once on a manager)",
+	.version = 1,
+	.flags = MOD_ONCE,
+	.params = params,
+	.check = sc_check,
+	.apply = sc_apply,
+};

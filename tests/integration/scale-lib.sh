@@ -1,0 +1,76 @@
+# Helpers of the Spectrum Scale stage tests (t09xx-deploy-scale*); source
+# lib.sh first.
+#
+# scale_inventory IN OUT [GPFS_CONFIG]: OUT is the sim's inventory IN with
+# what the Scale stages read, where the sim's own inventory does not carry
+# it already: the client cluster's name, the storage cluster, node class dgx
+# on the scale clients with GPFS_CONFIG (a YAML flow map) as its gpfs_config,
+# and a short startup timeout so that a daemon that stays down fails fast.
+scale_inventory() {
+	python3 - "$1" "$2" "${3:-}" <<'PY'
+import re, sys
+src, dst, cfg = sys.argv[1], sys.argv[2], sys.argv[3]
+s = open(src).read()
+cluster = {
+    "gpfs_remote_cluster": "ess3000.bda.scale.ibm.com",
+    "gpfs_remote_filesystem": "ess3000_4M",
+    "gpfs_mount_point": "/gpfs/ess3000_4M",
+    "scale_filesystem": "ess3000_4M",
+}
+add = "".join("    %s: %s\n" % (k, v) for k, v in cluster.items() if "\n    %s:" % k not in s)
+if "gpfs_remote_contact_nodes" not in s:
+    add += "    gpfs_remote_contact_nodes: [fscc-fab3-3-a-priv.bda.scale.com, fscc-fab3-3-b-priv.bda.scale.com]\n"
+if "gpfs_cluster_name" not in s:
+    # the ready cluster is named after its first node
+    m = re.search(r'^  "?([a-z]+)\[?([0-9]+)', s.split("\nhosts:\n")[1], re.M)
+    add += "    gpfs_cluster_name: %s%s\n" % (m.group(1), m.group(2))
+if "gpfs_startup_timeout" not in s:
+    add += "    gpfs_startup_timeout: 30\n"
+s = s.replace("\n  vars:\n", "\n  vars:\n" + add, 1)
+grp = "  scale_client:\n"
+if cfg:
+    s = re.sub(r"\n      gpfs_config:[^\n]*(\n        [^\n]*)*", "", s)
+i = s.index(grp)
+j = s.index("\n", s.index("hosts:", i)) + 1
+extra = ""
+if "gpfs_nodeclass" not in s:
+    extra += "      gpfs_nodeclass: dgx\n"
+if cfg:
+    # (ours replaced the one the sim's inventory gives the group, above)
+    extra += "      gpfs_config: %s\n" % cfg
+if extra:
+    head = s[:j]
+    rest = s[j:]
+    if rest.startswith("    vars:\n"):
+        s = head + "    vars:\n" + extra + rest[len("    vars:\n"):]
+    else:
+        s = head + "    vars:\n" + extra + rest
+open(dst, "w").write(s)
+PY
+}
+
+# scale_playbook OUT: the built-in playbook's Spectrum Scale stages after
+# scale_install (for a cluster that has GPFS installed already).
+scale_playbook() {
+	cat >"$1" <<'YAML'
+name: scale
+stages:
+  - name: scale_cluster
+    module: scale_cluster
+    hosts: scale_manager
+    params: { start: false }
+  - name: scale_tune
+    module: scale_tune
+    hosts: scale_manager
+  - name: scale_start
+    module: scale_cluster
+    hosts: scale_manager
+    params: { join: false }
+  - name: scale_remote_mount
+    module: scale_remote_mount
+    hosts: scale_manager
+  - name: scale_rdma
+    module: scale_rdma
+    hosts: scale_client
+YAML
+}

@@ -1,0 +1,124 @@
+#!/bin/sh
+# `render` of the Redpaper PoC inventory, with the records a deploy of its
+# Spectrum Scale stages leaves (the Redpaper's cluster ID and file system
+# UID), produces field for field what the Redpaper applies (fixtures
+# transcribed from it, typos corrected and noted); every object validates
+# against its kind's upstream schema; the Role grants only `use` on the one
+# SCC and no pod adds a capability beyond IPC_LOCK; a second render is byte
+# for byte the first. The schema check is shown to bite: the Redpaper's own
+# RoleBinding (roleRef.namespace, userNames) is refused, and so is a typo in
+# an MPIJob's pod template. Also the NCCL and ResNet-50 MPIJobs of 4.4 and
+# 4.5 and the training job of 5.2 (jobs/); with --with-operators the MPI
+# Operator of 3.4.4 (operators/), field for field upstream's v0.2.3 manifest.
+. "$(dirname "$0")/lib.sh"
+root=$(cd "$(dirname "$0")/../.." && pwd)
+inv="$root/inventory/redbook-poc.yaml"
+fx="$root/tests/fixtures/openshift"
+check="python3 $root/tests/tools/kube-check.py"
+python3 -c 'import jsonschema, yaml' 2>/dev/null || skip python3-jsonschema "tools/install-deps.sh"
+
+state="$TEST_DIR/state"
+mkdir -p "$state/runs/r1"
+cp "$fx/state/journal.json" "$state/runs/r1/"
+ln -s runs/r1 "$state/last"
+
+# Without the records there is nothing to build the volumeHandle from.
+"$BRINGUP" render -i "$inv" -o "$TEST_DIR/none" --state-dir "$TEST_DIR/empty" \
+	>"$TEST_DIR/none.out" 2>&1 && fail "render without records succeeded"
+grep -q "no recorded scale.cluster_id: run \`bringup deploy\`" "$TEST_DIR/none.out" ||
+	fail "no actionable message: $(cat "$TEST_DIR/none.out")"
+
+"$BRINGUP" render -i "$inv" -o "$TEST_DIR/r1" --state-dir "$state" >"$TEST_DIR/r1.out" ||
+	fail "render failed: $(cat "$TEST_DIR/r1.out")"
+grep -qx "render: 31 objects in $TEST_DIR/r1" "$TEST_DIR/r1.out" || fail "$(cat "$TEST_DIR/r1.out")"
+(cd "$TEST_DIR/r1" && ls *.yaml jobs/*.yaml) >"$TEST_DIR/files"
+cat >"$TEST_DIR/want" <<'LIST'
+01-securitycontextconstraints-scc-for-mpi.yaml
+02-namespace-adas.yaml
+03-serviceaccount-mpi.yaml
+04-role-mpi.yaml
+05-rolebinding-mpi.yaml
+06-configmap-rdma-devices.yaml
+07-daemonset-rdma-shared-dp-ds.yaml
+08-node-dgx01.ocp4.scale.ibm.com.yaml
+09-node-dgx02.ocp4.scale.ibm.com.yaml
+10-csiscaleoperator-ibm-spectrum-scale-csi.yaml
+11-persistentvolume-adas-data-pv01.yaml
+12-persistentvolumeclaim-adas-data-pvc.yaml
+jobs/01-mpijob-nccl-test-mpi-01x08-tcp.yaml
+jobs/02-mpijob-nccl-test-mpi-01x08-ib.yaml
+jobs/03-mpijob-nccl-test-mpi-01x08-ib-gdr.yaml
+jobs/04-mpijob-nccl-test-mpi-02x08-tcp.yaml
+jobs/05-mpijob-nccl-test-mpi-02x08-ib.yaml
+jobs/06-mpijob-nccl-test-mpi-02x08-ib-gdr.yaml
+jobs/07-mpijob-nccl-test-mpi-16x01-tcp.yaml
+jobs/08-mpijob-nccl-test-mpi-16x01-ib.yaml
+jobs/09-mpijob-nccl-test-mpi-16x01-ib-gdr.yaml
+jobs/10-mpijob-tf2-resnet50-01x08x01-tcp.yaml
+jobs/11-mpijob-tf2-resnet50-01x08x01-ib.yaml
+jobs/12-mpijob-tf2-resnet50-01x08x01-ib-gdr.yaml
+jobs/13-mpijob-tf2-resnet50-02x08x02-tcp.yaml
+jobs/14-mpijob-tf2-resnet50-02x08x02-ib.yaml
+jobs/15-mpijob-tf2-resnet50-02x08x02-ib-gdr.yaml
+jobs/16-mpijob-tf2-resnet50-16x01x02-tcp.yaml
+jobs/17-mpijob-tf2-resnet50-16x01x02-ib.yaml
+jobs/18-mpijob-tf2-resnet50-16x01x02-ib-gdr.yaml
+jobs/19-mpijob-tf2-a2d2-16x01x02-gpu.yaml
+LIST
+diff "$TEST_DIR/want" "$TEST_DIR/files" || fail "files are not the apply-ordered objects"
+
+$check compare "$TEST_DIR/r1" "$fx/redpaper" || fail "render differs from the Redpaper"
+$check schema "$TEST_DIR/r1" "$fx/schema" || fail "an object fails its upstream schema"
+$check policy "$TEST_DIR/r1" || fail "RBAC or capabilities beyond the policy"
+
+"$BRINGUP" render -i "$inv" -o "$TEST_DIR/r2" --state-dir "$state" >/dev/null || fail "render 2"
+diff -r "$TEST_DIR/r1" "$TEST_DIR/r2" || fail "two renders differ"
+
+# The MPI Operator only when asked, in its own directory; upstream's
+# manifest field for field, each object valid against its upstream schema.
+"$BRINGUP" render -i "$inv" -o "$TEST_DIR/op" --state-dir "$state" --with-operators \
+	>"$TEST_DIR/op.out" || fail "render --with-operators: $(cat "$TEST_DIR/op.out")"
+grep -qx "render: 37 objects in $TEST_DIR/op" "$TEST_DIR/op.out" || fail "$(cat "$TEST_DIR/op.out")"
+[ -e "$TEST_DIR/r1/operators" ] && fail "operators rendered unasked"
+(cd "$TEST_DIR/op/operators" && ls) >"$TEST_DIR/files"
+printf '%s\n' 01-customresourcedefinition-mpijobs.kubeflow.org.yaml 02-namespace-mpi-operator.yaml \
+	03-clusterrole-mpi-operator.yaml 04-serviceaccount-mpi-operator.yaml \
+	05-clusterrolebinding-mpi-operator.yaml 06-deployment-mpi-operator.yaml >"$TEST_DIR/want"
+diff "$TEST_DIR/want" "$TEST_DIR/files" || fail "operator files"
+$check compare "$TEST_DIR/op" "$fx/mpi-operator" || fail "MPI Operator differs from upstream's"
+$check schema "$TEST_DIR/op" "$fx/schema" || fail "an operator object fails its upstream schema"
+for f in $(cd "$TEST_DIR/r1" && ls *.yaml jobs/*.yaml); do
+	cmp -s "$TEST_DIR/r1/$f" "$TEST_DIR/op/$f" || fail "$f changes with --with-operators"
+done
+# The CRD's schema check bites too (a v1beta1-only field).
+mkdir "$TEST_DIR/badcrd"
+sed 's/^  scope: Namespaced/  scope: Namespaced\n  version: v1alpha2/' \
+	"$TEST_DIR/op/operators/01-customresourcedefinition-mpijobs.kubeflow.org.yaml" >"$TEST_DIR/badcrd/01.yaml"
+$check schema "$TEST_DIR/badcrd" "$fx/schema" >"$TEST_DIR/bad.out" && fail "schema accepted spec.version"
+grep -q "'version' was unexpected" "$TEST_DIR/bad.out" || fail "$(cat "$TEST_DIR/bad.out")"
+
+# The validator bites: the Redpaper's RoleBinding as printed, and a Role
+# granting more than `use`.
+mkdir "$TEST_DIR/bad"
+cat >"$TEST_DIR/bad/05-rolebinding-mpi.yaml" <<'YAML'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: { name: mpi, namespace: adas }
+roleRef: { apiGroup: rbac.authorization.k8s.io, kind: Role, name: mpi, namespace: adas }
+subjects: [ { kind: ServiceAccount, name: mpi, namespace: adas } ]
+userNames: [ "system:serviceaccount:adas:mpi" ]
+YAML
+$check schema "$TEST_DIR/bad" "$fx/schema" >"$TEST_DIR/bad.out" && fail "schema accepted roleRef.namespace"
+grep -q "'namespace' was unexpected" "$TEST_DIR/bad.out" || fail "$(cat "$TEST_DIR/bad.out")"
+sed 's/- use/- use\n  - create/' "$TEST_DIR/r1/04-role-mpi.yaml" >"$TEST_DIR/bad/04-role-mpi.yaml"
+$check policy "$TEST_DIR/bad" >/dev/null && fail "policy accepted a Role granting create"
+# ... and an MPIJob whose worker adds SYS_ADMIN, or has a pod field typo.
+rm "$TEST_DIR/bad"/*
+mkdir "$TEST_DIR/bad/jobs"
+sed 's/add: \[ "IPC_LOCK" \]/add: [ "IPC_LOCK", "SYS_ADMIN" ]/; s/serviceAccountName:/serviceAccountNmae:/' \
+	"$TEST_DIR/r1/jobs/03-mpijob-nccl-test-mpi-01x08-ib-gdr.yaml" >"$TEST_DIR/bad/jobs/03.yaml"
+$check policy "$TEST_DIR/bad" >"$TEST_DIR/bad.out" && fail "policy accepted SYS_ADMIN"
+grep -q "adds \['SYS_ADMIN'\]" "$TEST_DIR/bad.out" || fail "$(cat "$TEST_DIR/bad.out")"
+$check schema "$TEST_DIR/bad" "$fx/schema" >"$TEST_DIR/bad.out" && fail "schema accepted serviceAccountNmae"
+grep -q "'serviceAccountNmae' was unexpected" "$TEST_DIR/bad.out" || fail "$(cat "$TEST_DIR/bad.out")"
+exit 0

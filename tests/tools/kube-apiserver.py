@@ -1,0 +1,719 @@
+#!/usr/bin/env python3
+"""A stand-in Kubernetes API server for bringup's tests (t1200-t1249).
+
+Speaks the request shapes a real kube-apiserver does, over TLS only
+(--cert/--key, signed by a test CA), for the kinds bringup renders:
+  - discovery: GET /api, /apis, /api/v1, /apis/GROUP/VERSION (APIResourceList)
+  - get and list: GET .../RESOURCE/NAME, GET .../RESOURCE
+  - server-side apply: PATCH with Content-Type application/apply-patch+yaml
+    (else 415), fieldManager required (else 400), force=true|false;
+    managedFields per manager (operation Apply, fieldsV1); a field another
+    manager owns with a different value is a 409 Conflict whose causes name
+    that manager and the field, exactly as the real server words them;
+    resourceVersion changes only when the object does; dryRun=All computes
+    the answer and stores nothing
+  - namespaced objects need their Namespace (404 otherwise)
+  - CustomResourceDefinitions (SCC, CSIScaleOperator, MPIJob) that become
+    Established --crd-delay seconds after start; until then their group
+    version is not served (404), as on a real server
+  - errors on request: --token-file (401 for any other bearer token),
+    --forbid VERB:RESOURCE (403 with the server's message), --missing-crd
+    NAME (the CRD does not exist), --invalid KIND (422), --seed FILE (objects
+    owned by another field manager, "kubectl"), --nodes a,b (existing Nodes)
+A DaemonSet, once created, reports its pods ready after --ready-delay
+seconds, and the nodes then offer the rdma-devices ConfigMap's resources
+and nvidia.com/gpu (what the device plugins do).
+--state FILE gets every stored object (JSON) after each change;
+--applied-dir DIR every object created by apply, as the client sent it.
+Also for `validate --via kubernetes` (t1250-):
+  - watch: GET of a list with ?watch=1 streams (chunked) one JSON event a
+    line ({"type": ADDED|MODIFIED|DELETED, "object": ...}) for the objects
+    that change after ?resourceVersion (fieldSelector metadata.name=X and
+    labelSelector k=v,... honoured), until ?timeoutSeconds (default 30)
+  - DELETE of an object (MPIJobs take their pods with them; a CRD its kind)
+  - the status subresource: PATCH .../NAME/status (merge patch) changes
+    only .status; an apply to the object itself leaves .status alone
+  - pod logs: GET .../pods/NAME/log (text/plain)
+  - a small MPI Operator (v1alpha2): an MPIJob created gets its worker pods
+    NAME-worker-i (nodeName from the worker's nodeSelector
+    kubernetes.io/hostname) and launcher pod NAME-launcher, labelled
+    mpi_job_name/mpi_role_type as the v0.2.3 controller does; the launcher
+    runs its mpirun command's program (python SCRIPT: the script) as the
+    simulated cluster's stand-in (--sim-dir D: D/bin/PROGRAM with BRINGUP_SIM_NODE=D/nodes/NODE, the -x
+    VAR=VALUE settings in its environment), so results follow the nodes'
+    faults; its output becomes the launcher's log and the MPIJob's status
+    condition Succeeded or Failed follows the exit status.
+  - a small Job controller (batch/v1): a Job's pod NAME-h8v2q (label
+    job-name) runs its `sh -c SCRIPT` with the node's stand-ins first on
+    PATH; its output becomes the pod's log, the Job Complete or Failed.
+Every request is logged as one JSON line to --log (method, path, query,
+content type, whether a bearer token came; never the token).
+Prints "ready PORT" once listening.
+"""
+import argparse
+import copy
+import json
+import os
+import subprocess
+import ssl
+import sys
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import yaml
+
+# (group, version, resource, kind, namespaced)
+BUILTIN = [
+    ("", "v1", "namespaces", "Namespace", False),
+    ("", "v1", "nodes", "Node", False),
+    ("", "v1", "serviceaccounts", "ServiceAccount", True),
+    ("", "v1", "configmaps", "ConfigMap", True),
+    ("", "v1", "secrets", "Secret", True),
+    ("", "v1", "persistentvolumes", "PersistentVolume", False),
+    ("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", True),
+    ("", "v1", "pods", "Pod", True),
+    ("apps", "v1", "daemonsets", "DaemonSet", True),
+    ("batch", "v1", "jobs", "Job", True),
+    ("rbac.authorization.k8s.io", "v1", "roles", "Role", True),
+    ("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", True),
+    ("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", False),
+]
+CRDS = [
+    ("security.openshift.io", "v1", "securitycontextconstraints", "SecurityContextConstraints", False),
+    ("csi.ibm.com", "v1", "csiscaleoperators", "CSIScaleOperator", True),
+    ("kubeflow.org", "v1alpha2", "mpijobs", "MPIJob", True),
+]
+
+lock = threading.Lock()
+store = {}          # (group, resource, ns, name) -> object
+managed = {}        # same key -> {manager: {path_tuple: value}}
+rv = [1000]
+logs = {}           # (ns, pod name) -> the pod's log (bytes)
+deleted = []        # (key, object) of deleted objects, for watches
+events_cv = threading.Condition(lock)
+args = None
+started = time.time()
+
+
+def crd_name(c):
+    return "%s.%s" % (c[2], c[0])
+
+
+def served():
+    out = list(BUILTIN)
+    for c in CRDS:
+        if crd_name(c) not in args.missing_crd and time.time() - started >= args.crd_delay:
+            out.append(c)
+    return out
+
+
+def status(code, reason, message, details=None):
+    s = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+         "message": message, "reason": reason, "code": code}
+    if details:
+        s["details"] = details
+    return code, s
+
+
+def leaves(obj, prefix=()):
+    """Leaf paths of an applied configuration (lists are atomic)."""
+    if isinstance(obj, dict) and obj:
+        for k, v in obj.items():
+            yield from leaves(v, prefix + (k,))
+    else:
+        yield prefix, obj
+
+
+def get_path(obj, path):
+    for k in path:
+        if not isinstance(obj, dict) or k not in obj:
+            return None, False
+        obj = obj[k]
+    return obj, True
+
+
+def set_path(obj, path, value):
+    for k in path[:-1]:
+        obj = obj.setdefault(k, {})
+    obj[path[-1]] = copy.deepcopy(value)
+
+
+def del_path(obj, path):
+    parents = []
+    for k in path[:-1]:
+        if not isinstance(obj, dict) or k not in obj:
+            return
+        parents.append((obj, k))
+        obj = obj[k]
+    if isinstance(obj, dict):
+        obj.pop(path[-1], None)
+    for parent, k in reversed(parents):
+        if parent[k] == {}:
+            del parent[k]
+
+
+def fields_v1(paths):
+    out = {}
+    for p in paths:
+        node = out
+        for k in p:
+            node = node.setdefault("f:" + k, {})
+    return out
+
+
+BOOKKEEPING = ("managedFields", "resourceVersion", "uid", "creationTimestamp", "generation")
+
+
+def content(obj):
+    o = copy.deepcopy(obj)
+    for k in BOOKKEEPING:
+        o.get("metadata", {}).pop(k, None)
+    return o
+
+
+def ident(p):
+    return (".%s" % ".".join(p)) if p else "."
+
+
+def apply(key, res, body, manager, force, dry):
+    live = store.get(key)
+    owners = copy.deepcopy(managed.get(key, {}))
+    mine = {p: v for p, v in leaves(body) if p[:2] != ("metadata", "managedFields")}
+    conflicts = []
+    for p, v in mine.items():
+        if p in (("apiVersion",), ("kind",), ("metadata", "name"), ("metadata", "namespace")):
+            continue
+        for other, paths in owners.items():
+            if other != manager and p in paths:
+                cur, ok = get_path(live or {}, p)
+                if ok and cur != v:
+                    conflicts.append((other, p))
+    if conflicts and not force:
+        causes = [{"reason": "FieldManagerConflict",
+                   "message": 'conflict with "%s" using %s' % (o, body.get("apiVersion")),
+                   "field": ident(p)} for o, p in conflicts]
+        return status(409, "Conflict", "Apply failed with %d conflict%s: %s" % (
+            len(causes), "" if len(causes) == 1 else "s",
+            "; ".join("%s: %s" % (c["message"], c["field"]) for c in causes)),
+            {"name": key[3], "group": key[0], "kind": res[2], "causes": causes})
+    new = copy.deepcopy(live) if live else {}
+    for p in owners.get(manager, {}):
+        if p not in mine and not any(p in ps for o, ps in owners.items() if o != manager):
+            del_path(new, p)
+    for p, v in mine.items():
+        if p[:1] == ("status",) and live is not None and res[3] == "MPIJob":
+            continue  # the status subresource: only PATCH .../status writes it
+        set_path(new, p, v)
+    for other in list(owners):
+        if force and other != manager:
+            for p in list(owners[other]):
+                if p in mine:
+                    del owners[other][p]
+    owners[manager] = mine
+    changed = live is None or content(new) != content(live) or \
+        managed.get(key, {}).get(manager) != mine
+    meta = new.setdefault("metadata", {})
+    if changed:
+        if not dry:
+            rv[0] += 1
+        meta["resourceVersion"] = str(rv[0] + (1 if dry else 0))
+    meta.setdefault("uid", "uid-%s-%s" % (key[2] or "", key[3]))
+    meta.setdefault("creationTimestamp", "2026-01-01T00:00:00Z")
+    meta["managedFields"] = [{"manager": m, "operation": "Apply", "apiVersion": body.get("apiVersion"),
+                              "fieldsType": "FieldsV1", "fieldsV1": fields_v1(ps)}
+                             for m, ps in sorted(owners.items()) if ps]
+    if not dry:
+        store[key] = new
+        managed[key] = owners
+        if args.applied_dir and live is None:
+            # what the client sent, for the tests' schema and policy checks
+            with open(os.path.join(args.applied_dir, "%s-%s.yaml" % (res[3].lower(), key[3])),
+                      "w") as f:
+                yaml.safe_dump(body, f)
+        if res[3] == "DaemonSet" and live is None:
+            threading.Thread(target=plugin_ready, args=(key,), daemon=True).start()
+        if res[3] == "MPIJob" and live is None:
+            threading.Thread(target=mpi_operator, args=(key,), daemon=True).start()
+        if res[3] == "Job" and live is None:
+            threading.Thread(target=job_controller, args=(key,), daemon=True).start()
+        save_state()
+        events_cv.notify_all()
+    return (201 if live is None else 200), new
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def send(self, code, obj):
+        text = isinstance(obj, bytes)
+        data = obj if text else json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "text/plain" if text else "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def handle_any(self, method):
+        u = urllib.parse.urlsplit(self.path)
+        q = urllib.parse.parse_qs(u.query)
+        body = b""
+        n = int(self.headers.get("Content-Length") or 0)
+        if n:
+            body = self.rfile.read(n)
+        auth = self.headers.get("Authorization") or ""
+        with open(args.log, "a") as f:
+            f.write(json.dumps({"method": method, "path": u.path, "query": q,
+                                "content_type": self.headers.get("Content-Type"),
+                                "bearer": auth.startswith("Bearer ")}) + "\n")
+        if auth != "Bearer " + args.token:
+            return self.send(*status(401, "Unauthorized", "Unauthorized"))
+        if method == "GET" and (q.get("watch") or [""])[0] in ("1", "true"):
+            return self.watch(u.path, q)
+        with lock:
+            return self.send(*self.route(method, u.path, q, body))
+
+    def chunk(self, data):
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def watch(self, path, q):
+        """A watch of a list: the events after resourceVersion, streamed."""
+        with lock:
+            code, lst = self.route("GET", path, {k: v for k, v in q.items() if k != "watch"}, b"")
+        if code != 200 or "items" not in lst:
+            return self.send(code, lst)
+        parts = [p for p in path.split("/") if p]
+        ns = parts[parts.index("namespaces") + 1] if "namespaces" in parts[:-1] else None
+        resource = parts[-1]
+        since = int((q.get("resourceVersion") or ["0"])[0] or 0)
+        until = time.time() + float((q.get("timeoutSeconds") or ["30"])[0])
+        sent = {}
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            while True:
+                with lock:
+                    cur = {k: o for k, o in store.items() if k[1] == resource and
+                           (ns is None or k[2] == ns) and selected(o, q)}
+                    events = []
+                    for k, o in sorted(cur.items(), key=lambda kv: str(kv[0])):
+                        r = int(o["metadata"].get("resourceVersion") or 0)
+                        if r > since and sent.get(k) != r:
+                            events.append({"type": "MODIFIED" if k in sent else "ADDED",
+                                           "object": o})
+                            sent[k] = r
+                    for k, o in deleted:
+                        if k in sent and k not in cur:
+                            events.append({"type": "DELETED", "object": o})
+                            del sent[k]
+                    left = until - time.time()
+                    if not events and left > 0:
+                        events_cv.wait(min(left, 0.5))
+                for e in events:
+                    self.chunk(json.dumps(e).encode() + b"\n")
+                if time.time() >= until:
+                    break
+            self.chunk(b"")
+        except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
+            self.close_connection = True
+
+    def route(self, method, path, q, body):
+        parts = [p for p in path.split("/") if p]
+        res_all = served()
+        if parts == ["api"]:
+            return 200, {"kind": "APIVersions", "versions": ["v1"]}
+        if parts == ["apis"]:
+            groups = sorted({(g, v) for g, v, *_ in res_all if g})
+            return 200, {"kind": "APIGroupList", "groups": [
+                {"name": g, "versions": [{"groupVersion": "%s/%s" % (g, v), "version": v}]}
+                for g, v in groups]}
+        if parts[:1] == ["api"] and len(parts) >= 2:
+            group, version, rest = "", parts[1], parts[2:]
+        elif parts[:1] == ["apis"] and len(parts) >= 3:
+            group, version, rest = parts[1], parts[2], parts[3:]
+        else:
+            return status(404, "NotFound", "the server could not find the requested resource")
+        gv = [r for r in res_all if r[0] == group and r[1] == version]
+        if not gv:
+            return status(404, "NotFound", "the server could not find the requested resource")
+        if not rest:
+            return 200, {"kind": "APIResourceList", "groupVersion": "%s/%s" % (group, version)
+                         if group else version, "resources": [
+                {"name": r[2], "kind": r[3], "namespaced": r[4],
+                 "verbs": ["get", "list", "patch", "create", "update", "delete"]} for r in gv]}
+        ns = None
+        if rest[0] == "namespaces" and len(rest) >= 3:
+            ns, rest = rest[1], rest[2:]
+        res = next((r for r in gv if r[2] == rest[0]), None)
+        if not res:
+            return status(404, "NotFound", "the server could not find the requested resource")
+        name = rest[1] if len(rest) > 1 else None
+        sub = rest[2] if len(rest) > 2 else None
+        gr = "%s.%s" % (res[2], group) if group else res[2]
+        verb = {"GET": "get" if name else "list", "PATCH": "patch"}.get(method, method.lower())
+        if "%s:%s" % (verb, gr) in args.forbid:
+            where = ' in the namespace "%s"' % ns if ns else " at the cluster scope"
+            return status(403, "Forbidden", '%s "%s" is forbidden: User "bringup-test" cannot %s '
+                          'resource "%s" in API group "%s"%s' % (
+                              gr, name or "", verb, res[2], group, where),
+                          {"name": name, "group": group, "kind": res[2]})
+        key = (group, res[2], ns, name)
+        if sub == "log" and res[3] == "Pod" and method == "GET":
+            if key not in store:
+                return status(404, "NotFound", 'pods "%s" not found' % name)
+            return 200, logs.get((ns, name), b"")
+        if sub == "status" and method == "PATCH":
+            if key not in store:
+                return status(404, "NotFound", '%s "%s" not found' % (gr, name))
+            patch = json.loads(body or b"{}")
+            store[key]["status"] = patch.get("status", store[key].get("status"))
+            bump(key)
+            return 200, store[key]
+        if sub:
+            return status(404, "NotFound", "the server could not find the requested resource")
+        if method == "DELETE" and name:
+            if key not in store:
+                return status(404, "NotFound", '%s "%s" not found' % (gr, name))
+            gone = delete(key)
+            if res[3] == "CustomResourceDefinition":
+                args.missing_crd.append(name)  # its kind is no longer served
+            return 200, gone
+        if method == "GET" and name is None:
+            items = [o for k, o in sorted(store.items(), key=lambda kv: str(kv[0]))
+                     if k[0] == group and k[1] == res[2] and (ns is None or k[2] == ns)
+                     and selected(o, q)]
+            return 200, {"kind": res[3] + "List", "apiVersion": version if not group
+                         else "%s/%s" % (group, version), "metadata": {"resourceVersion": str(rv[0])},
+                         "items": items}
+        if method == "GET":
+            if key in store:
+                return 200, store[key]
+            return status(404, "NotFound", '%s "%s" not found' % (gr, name),
+                          {"name": name, "group": group, "kind": res[2]})
+        if method != "PATCH":
+            return status(405, "MethodNotAllowed", "only GET and PATCH here")
+        ct = (self.headers.get("Content-Type") or "").split(";")[0].strip()
+        if ct != "application/apply-patch+yaml":
+            return status(415, "UnsupportedMediaType",
+                          "the body of the request was in an unknown format - accepted media "
+                          "types include: application/json-patch+json, application/merge-patch+json, "
+                          "application/apply-patch+yaml")
+        manager = (q.get("fieldManager") or [""])[0]
+        if not manager:
+            return status(400, "BadRequest", "PATCH requests with apply content type must "
+                          "have a fieldManager query parameter")
+        force = (q.get("force") or ["false"])[0] == "true"
+        dry = (q.get("dryRun") or [""])[0] == "All"
+        try:
+            obj = yaml.safe_load(body)
+        except yaml.YAMLError as e:
+            return status(400, "BadRequest", "error decoding YAML: %s" % e)
+        meta = obj.get("metadata") or {} if isinstance(obj, dict) else {}
+        if not isinstance(obj, dict) or obj.get("kind") != res[3] or meta.get("name") != name \
+                or (res[4] and meta.get("namespace", ns) != ns):
+            return status(400, "BadRequest", "the name, kind or namespace of the object "
+                          "does not match the request")
+        if obj.get("kind") in args.invalid:
+            return status(422, "Invalid", '%s "%s" is invalid: spec: Invalid value: '
+                          '"object": rejected by the stand-in on request' % (res[3], name),
+                          {"name": name, "kind": res[3], "causes": [
+                              {"reason": "FieldValueInvalid", "field": "spec"}]})
+        if res[4] and ("", "namespaces", None, ns) not in store:
+            return status(404, "NotFound", 'namespaces "%s" not found' % ns,
+                          {"name": ns, "kind": "namespaces"})
+        if res[3] == "Node" and key not in store:
+            # a real kubelet registers nodes; an apply creating one is a mistake
+            return status(422, "Invalid", 'Node "%s" would be created by apply' % name)
+        return apply(key, res, obj, manager, force, dry)
+
+    def do_GET(self):
+        self.handle_any("GET")
+
+    def do_PATCH(self):
+        self.handle_any("PATCH")
+
+    def do_DELETE(self):
+        self.handle_any("DELETE")
+
+    def do_POST(self):
+        self.handle_any("POST")
+
+    def do_PUT(self):
+        self.handle_any("PUT")
+
+
+def selected(o, q):
+    """fieldSelector metadata.name=X and labelSelector k=v,... (equality only)."""
+    m = o.get("metadata") or {}
+    for f in filter(None, (q.get("fieldSelector") or [""])[0].split(",")):
+        k, _, v = f.partition("=")
+        if k == "metadata.name" and m.get("name") != v:
+            return False
+    labels = m.get("labels") or {}
+    for f in filter(None, (q.get("labelSelector") or [""])[0].split(",")):
+        k, _, v = f.partition("=")
+        if labels.get(k) != v:
+            return False
+    return True
+
+
+def bump(key):
+    """A change to a stored object (lock held): new resourceVersion, watchers woken."""
+    rv[0] += 1
+    store[key]["metadata"]["resourceVersion"] = str(rv[0])
+    save_state()
+    events_cv.notify_all()
+
+
+def delete(key):
+    """Deletes an object (lock held); an MPIJob's pods go with it (ownerReferences)."""
+    gone = store.pop(key)
+    managed.pop(key, None)
+    rv[0] += 1
+    gone["metadata"]["resourceVersion"] = str(rv[0])
+    deleted.append((key, gone))
+    if key[1] in ("mpijobs", "jobs"):
+        label = "mpi_job_name" if key[1] == "mpijobs" else "job-name"
+        for k in [k for k, o in store.items() if k[1] == "pods" and k[2] == key[2] and
+                  (o["metadata"].get("labels") or {}).get(label) == key[3]]:
+            delete(k)
+    save_state()
+    events_cv.notify_all()
+    return gone
+
+
+def put_pod(ns, name, labels, node, phase):
+    key = ("", "pods", ns, name)
+    store[key] = {"apiVersion": "v1", "kind": "Pod", "metadata": {
+        "name": name, "namespace": ns, "labels": labels, "uid": "uid-pod-" + name},
+        "spec": {"nodeName": node}, "status": {"phase": phase}}
+    bump(key)
+
+
+def pod_done(ns, name, rc, out):
+    """A pod's program ended (lock held): its output is its log."""
+    logs[(ns, name)] = out
+    if ("", "pods", ns, name) in store:
+        store[("", "pods", ns, name)]["status"]["phase"] = "Succeeded" if rc == 0 else "Failed"
+        bump(("", "pods", ns, name))
+
+
+def launcher_run(cmd, node):
+    """The launcher's mpirun: its program run as the simulated node's stand-in."""
+    env = {"PATH": "/usr/bin:/bin"}
+    i = 1 if cmd[:1] == ["mpirun"] else 0
+    while i < len(cmd) and cmd[i].startswith("-"):
+        if cmd[i] == "-x" and "=" in cmd[i + 1]:
+            k, _, v = cmd[i + 1].partition("=")
+            env[k] = v
+        i += 1 if cmd[i] in ("--allow-run-as-root", "--oversubscribe") else 2
+    if i < len(cmd) and cmd[i] == "-mca":
+        i += 3
+    prog = cmd[i:] if i < len(cmd) else ["true"]
+    if len(prog) > 1 and os.path.basename(prog[0]) in ("python", "python3"):
+        prog = prog[1:]  # the interpreter runs the script: the script's stand-in
+    short = node.split(".")[0]
+    env["BRINGUP_SIM_NODE"] = os.path.join(args.sim_dir, "nodes", short)
+    env["BRINGUP_SIM_CLUSTER"] = os.path.join(args.sim_dir, "cluster")
+    exe = os.path.join(args.sim_dir, "bin", os.path.basename(prog[0]))
+    if not args.sim_dir or not os.path.isdir(env["BRINGUP_SIM_NODE"]) or not os.path.exists(exe):
+        return 1, ("launcher: %s: not found on node %s\n" % (prog[0], node)).encode()
+    try:
+        p = subprocess.run([exe] + prog[1:], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=300)
+    except subprocess.TimeoutExpired:
+        return 124, b"launcher: timed out\n"
+    return p.returncode, p.stdout
+
+
+def mpi_operator(key):
+    """What the v1alpha2 MPI Operator and the kubelets do with a new MPIJob."""
+    time.sleep(args.mpi_delay)
+    with lock:
+        job = store.get(key)
+        if not job:
+            return
+        ns, name = key[2], key[3]
+        specs = job.get("spec", {}).get("mpiReplicaSpecs", {})
+        wspec = specs.get("Worker", {})
+        wsel = wspec.get("template", {}).get("spec", {}).get("nodeSelector") or {}
+        node = wsel.get("kubernetes.io/hostname")
+        nodes = sorted(k[3] for k in store if k[1] == "nodes")
+        node = node or (nodes[0] if nodes else "")
+        for i in range(int(wspec.get("replicas", 1))):
+            put_pod(ns, "%s-worker-%d" % (name, i), {"mpi_job_name": name, "mpi_role_type": "worker"},
+                    node, "Running")
+        launcher = "%s-launcher-x7k2p" % name
+        put_pod(ns, launcher, {"mpi_job_name": name, "mpi_role_type": "launcher"}, node, "Running")
+        job["status"] = {"conditions": [{"type": "Created", "status": "True"},
+                                        {"type": "Running", "status": "True"}]}
+        bump(key)
+        cmd = (specs.get("Launcher", {}).get("template", {}).get("spec", {})
+               .get("containers") or [{}])[0].get("command") or []
+    rc, out = launcher_run(cmd, node)
+    with lock:
+        job = store.get(key)
+        if not job:
+            return
+        pod_done(ns, launcher, rc, out)
+        done = "Succeeded" if rc == 0 else "Failed"
+        job["status"] = {"conditions": [{"type": "Created", "status": "True"},
+                                        {"type": "Running", "status": "False"},
+                                        {"type": done, "status": "True",
+                                         "reason": "MPIJob" + done,
+                                         "message": "MPIJob %s/%s %s." % (ns, name, done.lower())}],
+                         "replicaStatuses": {"Launcher": {"succeeded" if rc == 0 else "failed": 1}}}
+        bump(key)
+
+
+def job_controller(key):
+    """What the Job controller and the kubelet do with a new batch/v1 Job:
+    one pod NAME-xxxxx labelled job-name, on the node of its nodeSelector
+    kubernetes.io/hostname (or nodeName); a `sh -c SCRIPT` container runs
+    SCRIPT with the simulated node's stand-ins first on PATH. The pod's
+    output is its log; the Job gets condition Complete or Failed."""
+    time.sleep(args.mpi_delay)
+    with lock:
+        job = store.get(key)
+        if not job:
+            return
+        ns, name = key[2], key[3]
+        pspec = job.get("spec", {}).get("template", {}).get("spec", {})
+        node = (pspec.get("nodeSelector") or {}).get("kubernetes.io/hostname") or pspec.get("nodeName", "")
+        pod = "%s-h8v2q" % name
+        put_pod(ns, pod, {"job-name": name, "controller-uid": "uid-" + name}, node, "Running")
+        job["status"] = {"active": 1}
+        bump(key)
+        cmd = (pspec.get("containers") or [{}])[0].get("command") or []
+    short = node.split(".")[0]
+    env = {"PATH": "%s:/usr/bin:/bin" % os.path.join(args.sim_dir or "", "bin"),
+           "BRINGUP_SIM_NODE": os.path.join(args.sim_dir or "", "nodes", short),
+           "BRINGUP_SIM_CLUSTER": os.path.join(args.sim_dir or "", "cluster")}
+    if not args.sim_dir or not os.path.isdir(env["BRINGUP_SIM_NODE"]) or cmd[:2] != ["sh", "-c"]:
+        rc, out = 1, ("pod: cannot run %s on node %s\n" % (cmd[:1], node)).encode()
+    else:
+        try:
+            p = subprocess.run(cmd[:3], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, timeout=300)
+            rc, out = p.returncode, p.stdout
+        except subprocess.TimeoutExpired:
+            rc, out = 124, b"pod: timed out\n"
+    with lock:
+        job = store.get(key)
+        if not job:
+            return
+        pod_done(ns, pod, rc, out)
+        done = "Complete" if rc == 0 else "Failed"
+        job["status"] = {"conditions": [{"type": done, "status": "True"}],
+                         "succeeded" if rc == 0 else "failed": 1}
+        bump(key)
+
+
+def plugin_ready(key):
+    """What the RDMA shared device plugin does once its pods run: the
+    DaemonSet reports them ready and every node offers the ConfigMap's
+    resources (and, the GPU operator being there, nvidia.com/gpu)."""
+    time.sleep(args.ready_delay)
+    with lock:
+        nodes = [k for k in store if k[1] == "nodes"]
+        ds = store.get(key)
+        if not ds:
+            return
+        ds["status"] = {"desiredNumberScheduled": len(nodes), "numberReady": len(nodes)}
+        rv[0] += 1
+        ds["metadata"]["resourceVersion"] = str(rv[0])
+        cm = store.get(("", "configmaps", key[2], "rdma-devices")) or {}
+        conf = json.loads((cm.get("data") or {}).get("config.json") or "{}")
+        for k in nodes:
+            alloc = {"nvidia.com/gpu": "8"}
+            for c in conf.get("configList", []):
+                alloc["rdma/" + c["resourceName"]] = str(c["rdmaHcaMax"])
+            store[k].setdefault("status", {})["allocatable"] = alloc
+            rv[0] += 1
+            store[k]["metadata"]["resourceVersion"] = str(rv[0])
+        save_state()
+
+
+def save_state():
+    """The stored objects, for tests that compare the server before and after."""
+    if args.state:
+        with open(args.state + ".tmp", "w") as f:
+            json.dump([store[k] for k in sorted(store, key=str)], f, indent=1, sort_keys=True)
+        import os
+        os.replace(args.state + ".tmp", args.state)
+
+
+def seed_crds():
+    for c in CRDS:
+        if crd_name(c) in args.missing_crd:
+            continue
+        est = time.time() - started >= args.crd_delay
+        store[("apiextensions.k8s.io", "customresourcedefinitions", None, crd_name(c))] = {
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": crd_name(c), "resourceVersion": "1"},
+            "spec": {"group": c[0], "names": {"kind": c[3], "plural": c[2]}},
+            "status": {"conditions": [{"type": "Established", "status": "True" if est else "False"}]}}
+
+
+def crd_timer():
+    while time.time() - started < args.crd_delay:
+        time.sleep(0.05)
+    with lock:
+        seed_crds()
+
+
+def main():
+    global args
+    p = argparse.ArgumentParser()
+    p.add_argument("--cert", required=True)
+    p.add_argument("--key", required=True)
+    p.add_argument("--token-file", required=True)
+    p.add_argument("--log", required=True)
+    p.add_argument("--crd-delay", type=float, default=0)
+    p.add_argument("--missing-crd", action="append", default=[])
+    p.add_argument("--forbid", action="append", default=[])
+    p.add_argument("--invalid", action="append", default=[])
+    p.add_argument("--seed", action="append", default=[])
+    p.add_argument("--nodes", default="")
+    p.add_argument("--state", default="")
+    p.add_argument("--ready-delay", type=float, default=0)
+    p.add_argument("--namespaces", default="default,kube-system")
+    p.add_argument("--sim-dir", default="")
+    p.add_argument("--applied-dir", default="")
+    p.add_argument("--mpi-delay", type=float, default=0.2)
+    args = p.parse_args()
+    args.token = open(args.token_file).read().strip()
+    seed_crds()
+    if args.crd_delay:
+        threading.Thread(target=crd_timer, daemon=True).start()
+    for n in filter(None, args.namespaces.split(",")):
+        store[("", "namespaces", None, n)] = {"apiVersion": "v1", "kind": "Namespace",
+                                              "metadata": {"name": n, "resourceVersion": "3"}}
+    for n in filter(None, args.nodes.split(",")):
+        store[("", "nodes", None, n)] = {"apiVersion": "v1", "kind": "Node", "metadata": {
+            "name": n, "resourceVersion": "5", "labels": {"kubernetes.io/hostname": n}}}
+        managed[("", "nodes", None, n)] = {"kubelet": {("metadata", "labels", "kubernetes.io/hostname"): n}}
+    for f in args.seed:
+        for obj in yaml.safe_load_all(open(f)):
+            res = next(r for r in BUILTIN + CRDS if r[3] == obj["kind"])
+            m = obj["metadata"]
+            key = (res[0], res[2], m.get("namespace") if res[4] else None, m["name"])
+            with lock:
+                apply(key, res, obj, "kubectl", False, False)
+    save_state()
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(args.cert, args.key)
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    print("ready %d" % srv.server_address[1], flush=True)
+    srv.serve_forever()
+
+
+main()

@@ -1,0 +1,76 @@
+/* engine/parse-iblinkinfo.c on real iblinkinfo outputs (tests/fixtures/
+ * tools/iblinkinfo/): full output with CA/Switch headers and down switch
+ * ports, and a grepped one without headers. */
+#include "parse-fixture.h"
+
+static void test_iblinkinfo_qdr_headers_and_down_ports(void **state)
+{
+	json_t *j = parse_fixture("iblinkinfo", "iblinkinfo_qdr_infiniscale_iv_switch_ports_down_polling.txt");
+	json_t *sw = NULL, *n;
+	size_t i;
+
+	(void)state;
+	assert_jbool_at(j, "ok", 1);
+	assert_jstr_at(j, "nodes/0/type", "CA");
+	assert_jstr_at(j, "nodes/0/desc", "teaker-4 HCA-1");
+	assert_jstr_at(j, "nodes/0/ports/0/guid", "0xf45214030091b9f1");
+	assert_jint_at(j, "nodes/0/ports/0/lid", 1);
+	assert_jstr_at(j, "nodes/0/ports/0/width", "4X");
+	assert_jnum_at(j, "nodes/0/ports/0/lane_gbps", 10.0);
+	assert_jstr_at(j, "nodes/0/ports/0/state", "Active");
+	assert_jint_at(j, "nodes/0/ports/0/peer/port", 9);
+	assert_jstr_at(j, "nodes/0/ports/0/peer/desc", "Infiniscale-IV Mellanox Technologies");
+	json_array_foreach(json_object_get(j, "nodes"), i, n)
+		if (!strcmp(json_string_value(json_object_get(n, "type")), "Switch"))
+			sw = n;
+	assert_non_null(sw);
+	assert_jstr_at(sw, "guid", "0x0002c902004b2678");
+	assert_jstr_at(sw, "desc", "Infiniscale-IV Mellanox Technologies");
+	assert_jint_at(sw, "ports/7/port", 8);
+	assert_jstr_at(sw, "ports/7/state", "Down");
+	assert_jstr_at(sw, "ports/7/physical_state", "Polling");
+	assert_null(jpath(sw, "ports/7/width"));
+	assert_null(jpath(sw, "ports/7/peer"));
+	assert_jstr_at(sw, "ports/13/peer/desc", "teaker-9 HCA-1");
+	json_decref(j);
+}
+
+static void test_iblinkinfo_grepped_edr(void **state)
+{
+	json_t *j = parse_fixture("iblinkinfo", "iblinkinfo_grep_up_edr_sb7700_3_hosts.txt");
+
+	(void)state;
+	assert_jsize_at(j, "nodes", 1);
+	assert_jstr_at(j, "nodes/0/type", "unknown");
+	assert_jsize_at(j, "nodes/0/ports", 6);
+	assert_jnum_at(j, "nodes/0/ports/0/lane_gbps", 25.78125);
+	assert_jint_at(j, "nodes/0/ports/2/lid", 2);
+	assert_jint_at(j, "nodes/0/ports/2/port", 17);
+	assert_null(jpath(j, "nodes/0/ports/2/guid"));
+	assert_jstr_at(j, "nodes/0/ports/2/peer/desc", "n02 HCA-1");
+	json_decref(j);
+}
+
+static void test_iblinkinfo_malformed_and_failure(void **state)
+{
+	json_t *j;
+
+	(void)state;
+	expect_error_text("iblinkinfo", "2 17[  ] ==( 4X 25.78125 Gbps Active/ LinkUp)==> 4 1[  ] \"n02 HCA-1\"\n",
+			  68, "line 1: expected");
+	expect_error_text("iblinkinfo", "Switch: nope:\n", 14, "line 1: bad CA/Switch header");
+	j = parse_text("iblinkinfo", "ibwarn: [9] mad_rpc_open_port: client_register for mgmt 1 failed\n"
+			  "iblinkinfo: iberror: failed: discover failed\n", 110);
+	assert_tool_failure(j, "iblinkinfo: iberror: failed: discover failed");
+	json_decref(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_iblinkinfo_qdr_headers_and_down_ports),
+		cmocka_unit_test(test_iblinkinfo_grepped_edr),
+		cmocka_unit_test(test_iblinkinfo_malformed_and_failure),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,303 @@
+/* engine/upgrade-plan.c: batches keep quorum, a master SM and a standby, the
+ * control plane and a contact node up, and a lost quorum is refused. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../engine/inventory.h"
+#include "../../engine/playbook.h"
+#include "../../engine/upgrade.h"
+#include "../../engine/upgrade-plan.h"
+#include "../../modules/module.h"
+
+#define Q (1u << ROLE_SCALE_QUORUM)
+#define M (1u << ROLE_SCALE_MANAGER)
+#define SM (1u << ROLE_SM_HOST)
+#define CP (1u << ROLE_OCP_MASTER)
+#define W (1u << ROLE_GPU_WORKER)
+
+static char names[64][24];
+
+/* n workers dgx01..; the first three quorum, the first two managers, the first SM. */
+static void cluster(struct upg_node *nd, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		snprintf(names[i], sizeof(names[i]), "dgx%02zu", i + 1);
+		nd[i] = (struct upg_node){ names[i], W | (i < 3 ? Q : 0) | (i < 2 ? M : 0) |
+					   (i < 1 ? SM : 0), false };
+	}
+}
+
+static unsigned in_batch(const struct upg_plan *p, size_t b, const struct upg_node *nd,
+			 unsigned roles)
+{
+	unsigned k = 0;
+
+	for (size_t i = 0; i < p->batches[b].n; i++)
+		k += !!(nd[p->batches[b].nodes[i]].roles & roles);
+	return k;
+}
+
+/* The acceptance case: 16 nodes, 3 quorum, --batch 4. */
+static void test_sixteen_nodes_batch_four(void **state)
+{
+	struct upg_node nd[16];
+	struct upg_plan p;
+	struct err err = ERR_INIT;
+	size_t total = 0;
+
+	(void)state;
+	cluster(nd, 16);
+	assert_int_equal(upg_plan_make(nd, 16, 4, false, &p, &err), 0);
+	assert_int_equal(p.nbatches, 4);
+	assert_int_equal(p.cap[UPG_LIM_ADMIN], 4);
+	assert_int_equal(p.cap[UPG_LIM_QUORUM], 1);
+	for (size_t b = 0; b < p.nbatches; b++) {
+		assert_true(p.batches[b].n <= 4);
+		assert_true(in_batch(&p, b, nd, Q) <= 1);
+		assert_true(in_batch(&p, b, nd, M) <= 1);
+		total += p.batches[b].n;
+	}
+	assert_int_equal(total, 16);
+	/* first fit in inventory order: dgx01 with the first non-quorum nodes */
+	assert_string_equal(nd[p.batches[0].nodes[0]].name, "dgx01");
+	assert_string_equal(nd[p.batches[0].nodes[1]].name, "dgx04");
+	assert_string_equal(nd[p.batches[1].nodes[0]].name, "dgx02");
+	assert_non_null(strstr(p.why[UPG_LIM_QUORUM], "3 of 3 quorum nodes active"));
+	upg_plan_release(&p);
+}
+
+/* Five quorum nodes leave room for two at once; a percentage rounds down. */
+static void test_five_quorum_percent(void **state)
+{
+	struct upg_node nd[10];
+	struct upg_plan p;
+	struct err err = ERR_INIT;
+
+	(void)state;
+	cluster(nd, 10);
+	for (size_t i = 0; i < 5; i++)
+		nd[i].roles |= Q;
+	assert_int_equal(upg_plan_make(nd, 10, 50, true, &p, &err), 0);
+	assert_int_equal(p.cap[UPG_LIM_ADMIN], 5);
+	assert_int_equal(p.cap[UPG_LIM_QUORUM], 2);
+	for (size_t b = 0; b < p.nbatches; b++)
+		assert_true(in_batch(&p, b, nd, Q) <= 2);
+	upg_plan_release(&p);
+	/* 1% of 10 nodes is 0: at least one */
+	assert_int_equal(upg_plan_make(nd, 10, 1, true, &p, &err), 0);
+	assert_int_equal(p.cap[UPG_LIM_ADMIN], 1);
+	assert_int_equal(p.nbatches, 10);
+	upg_plan_release(&p);
+}
+
+/* Two of three quorum nodes down: refused, naming them. */
+static void test_refused_quorum_lost(void **state)
+{
+	struct upg_node nd[6];
+	struct upg_plan p;
+	struct err err = ERR_INIT;
+
+	(void)state;
+	cluster(nd, 6);
+	nd[1].down = nd[2].down = true;
+	nd[2].state = "arbitrating";
+	assert_int_equal(upg_plan_make(nd, 6, 2, false, &p, &err), ERR_STATE);
+	assert_non_null(strstr(err_msg(&err), "1 of 3 quorum nodes are active (dgx01)"));
+	assert_non_null(strstr(err_msg(&err), "not active: dgx02 (down), dgx03 (arbitrating)"));
+	assert_non_null(strstr(err_msg(&err), "mmstartup -N dgx[02-03]"));
+	err_clear(&err);
+}
+
+/* One of three down: upgrading any active one would lose quorum. */
+static void test_refused_one_down(void **state)
+{
+	struct upg_node nd[4];
+	struct upg_plan p;
+	struct err err = ERR_INIT;
+
+	(void)state;
+	cluster(nd, 4);
+	nd[2].down = true;
+	assert_int_equal(upg_plan_make(nd, 4, 0, false, &p, &err), ERR_STATE);
+	assert_non_null(strstr(err_msg(&err), "would lose Spectrum Scale quorum"));
+	assert_non_null(strstr(err_msg(&err), "upgrading any of dgx[01-02] would leave 1"));
+	assert_non_null(strstr(err_msg(&err), "not active: dgx03 (down)"));
+	err_clear(&err);
+}
+
+/* A quorum node already down costs nothing: it goes with an active one. */
+static void test_down_quorum_node_is_free(void **state)
+{
+	struct upg_node nd[5];
+	struct upg_plan p;
+	struct err err = ERR_INIT;
+
+	(void)state;
+	cluster(nd, 5);
+	nd[3].roles |= Q;
+	nd[4].roles |= Q; /* five quorum nodes, one down: 4 active, majority 3 */
+	nd[4].down = true;
+	assert_int_equal(upg_plan_make(nd, 5, 0, false, &p, &err), 0);
+	assert_int_equal(p.cap[UPG_LIM_QUORUM], 1);
+	/* dgx01 and dgx05 (down) together; dgx02, dgx03, dgx04 one each */
+	assert_int_equal(p.nbatches, 4);
+	assert_int_equal(p.batches[0].n, 2);
+	assert_string_equal(nd[p.batches[0].nodes[1]].name, "dgx05");
+	upg_plan_release(&p);
+}
+
+/* SM hosts keep a master and a standby: five of them allow three at once. */
+static void test_subnet_managers(void **state)
+{
+	struct upg_node nd[8];
+	struct upg_plan p;
+	struct err err = ERR_INIT;
+
+	(void)state;
+	cluster(nd, 8);
+	for (size_t i = 0; i < 8; i++)
+		nd[i].roles &= ~(Q | M);
+	for (size_t i = 4; i < 8; i++)
+		nd[i].roles |= SM;
+	assert_int_equal(upg_plan_make(nd, 8, 0, false, &p, &err), 0);
+	assert_int_equal(p.cap[UPG_LIM_SM], 3); /* dgx01, dgx05-08: 5 SM hosts */
+	assert_int_equal(p.cap[UPG_LIM_QUORUM], UPG_NO_LIMIT);
+	for (size_t b = 0; b < p.nbatches; b++)
+		assert_true(in_batch(&p, b, nd, SM) <= 3);
+	assert_int_equal(p.nbatches, 2);
+	upg_plan_release(&p);
+	/* two SM hosts: one at a time, the other keeps the fabric */
+	for (size_t i = 3; i < 8; i++)
+		nd[i].roles &= ~SM;
+	nd[1].roles |= SM;
+	assert_int_equal(upg_plan_make(nd, 8, 0, false, &p, &err), 0);
+	assert_int_equal(p.cap[UPG_LIM_SM], 1);
+	assert_non_null(strstr(p.why[UPG_LIM_SM], "one at a time"));
+	upg_plan_release(&p);
+}
+
+/* Three control-plane nodes: etcd keeps two, so one at a time. */
+static void test_control_plane(void **state)
+{
+	struct upg_node nd[6];
+	struct upg_plan p;
+	struct err err = ERR_INIT;
+
+	(void)state;
+	cluster(nd, 6);
+	for (size_t i = 0; i < 6; i++)
+		nd[i].roles = W | (i >= 3 ? CP : 0);
+	assert_int_equal(upg_plan_make(nd, 6, 0, false, &p, &err), 0);
+	assert_int_equal(p.cap[UPG_LIM_MASTER], 1);
+	assert_int_equal(p.nbatches, 3);
+	for (size_t b = 0; b < p.nbatches; b++)
+		assert_int_equal(in_batch(&p, b, nd, CP), 1);
+	upg_plan_release(&p);
+	assert_int_equal(upg_plan_make(nd, 0, 0, false, &p, &err), ERR_USAGE);
+	err_clear(&err);
+	/* a managed switch is in no batch and counts in no limit */
+	nd[0].skip = true;
+	assert_int_equal(upg_plan_make(nd, 6, 50, true, &p, &err), 0);
+	assert_int_equal(p.members[UPG_LIM_ADMIN], 5);
+	assert_int_equal(p.cap[UPG_LIM_ADMIN], 2);
+	for (size_t b = 0; b < p.nbatches; b++)
+		for (size_t i = 0; i < p.batches[b].n; i++)
+			assert_int_not_equal(p.batches[b].nodes[i], 0);
+	upg_plan_release(&p);
+}
+
+/* --to: ofed, scale and driver once each; anything else is a usage error. */
+static void test_to_parse(void **state)
+{
+	struct upgrade_to t;
+	struct err err = ERR_INIT;
+
+	(void)state;
+	assert_int_equal(upgrade_to_parse("ofed=5.0-2.1.8.0,scale=5.1.9.0", &t, &err), 0);
+	assert_string_equal(t.ofed, "5.0-2.1.8.0");
+	assert_string_equal(t.scale, "5.1.9.0");
+	assert_null(t.driver);
+	upgrade_to_release(&t);
+	assert_int_equal(upgrade_to_parse("ofed=1,ofed=2", &t, &err), ERR_USAGE);
+	assert_non_null(strstr(err_msg(&err), "ofed given twice"));
+	err_clear(&err);
+	assert_int_equal(upgrade_to_parse("kernel=5", &t, &err), ERR_USAGE);
+	assert_non_null(strstr(err_msg(&err), "found 'kernel=5'"));
+	err_clear(&err);
+	assert_int_equal(upgrade_to_parse("ofed=a b", &t, &err), ERR_USAGE);
+	err_clear(&err);
+	assert_int_equal(upgrade_to_parse(",", &t, &err), ERR_USAGE);
+	err_clear(&err);
+}
+
+/* The generated playbook loads against the real module table and the
+ * inventory: per batch stop, ofed, start, the last with max_fail_percent 0. */
+static void test_playbook_loads(void **state)
+{
+	static const char inv_yaml[] =
+		"cluster: { name: t }\n"
+		"hosts:\n"
+		"  dgx[01-06]: { address: \"10.0.0.[1-6]\" }\n"
+		"groups:\n"
+		"  gpu_worker: { hosts: \"dgx[01-06]\" }\n"
+		"  scale_client: { hosts: \"dgx[01-06]\" }\n"
+		"  scale_quorum: { hosts: \"dgx[01-03]\" }\n"
+		"  scale_manager: { hosts: \"dgx[01-02]\" }\n";
+	struct inventory *inv = NULL;
+	struct playbook *pb = NULL;
+	struct upgrade_to to = { .ofed = "MLNX_OFED_LINUX-5.0-2.1.8.0" };
+	struct strbuf yaml = STRBUF_INIT;
+	struct err err = ERR_INIT;
+	struct upg_plan p;
+	struct upg_node *nd;
+	bool down[6] = { false };
+	int k;
+
+	(void)state;
+	if (inventory_load_buf("inv.yaml", inv_yaml, strlen(inv_yaml), &inv, &err))
+		fail_msg("inventory: %s", err_msg(&err));
+	nd = upgrade_nodes(inv, down, NULL);
+	assert_int_equal(upg_plan_make(nd, inv->nhosts, 2, false, &p, &err), 0);
+	assert_int_equal(p.nbatches, 3);
+	upgrade_playbook(inv, &p, &to, "/tmp/a \"b\".tgz", &yaml);
+	if (playbook_load_buf("upgrade.yaml", yaml.buf, yaml.len, stage_modules, stage_nmodules,
+			      &pb, &err) || playbook_resolve(pb, inv, &err))
+		fail_msg("%s\n%s", err_msg(&err), yaml.buf);
+	assert_int_equal(pb->nstages, 9);
+	assert_string_equal(pb->stages[0].name, "b1-scale-stop");
+	assert_string_equal(pb->stages[0].hosts, "dgx[01,04]");
+	assert_string_equal(pb->stages[1].module->name, "ofed");
+	assert_int_equal(pb->stages[1].max_fail_percent, -1);
+	assert_int_equal(pb->stages[2].max_fail_percent, 0);
+	k = playbook_stage_index(pb, "b3-scale-start");
+	assert_int_equal(k, 8);
+	assert_string_equal(pb->stages[k].hosts, "dgx[03,06]");
+	assert_non_null(strstr(yaml.buf, "tarball: \"/tmp/a \\\"b\\\".tgz\""));
+	playbook_free(pb);
+	upg_plan_release(&p);
+	free(nd);
+	strbuf_release(&yaml);
+	inventory_free(inv);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sixteen_nodes_batch_four),
+		cmocka_unit_test(test_five_quorum_percent),
+		cmocka_unit_test(test_refused_quorum_lost),
+		cmocka_unit_test(test_refused_one_down),
+		cmocka_unit_test(test_down_quorum_node_is_free),
+		cmocka_unit_test(test_subnet_managers),
+		cmocka_unit_test(test_control_plane),
+		cmocka_unit_test(test_to_parse),
+		cmocka_unit_test(test_playbook_loads),
+	};
+	return cmocka_run_group_tests_name("upgrade", tests, NULL, NULL);
+}

@@ -1,0 +1,391 @@
+/* Unit tests for engine/validate.c and validate-config.c: the pairing
+ * schedule (every pair once, rounds disjoint, N-1 rounds) and the
+ * `validate:` inventory section (defaults, values, errors with columns). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../engine/inventory.h"
+#include "../../engine/strbuf.h"
+#include "../../engine/validate.h"
+#include "../../engine/validate-int.h"
+
+/* Checks the tournament for n players: rounds, disjointness, coverage. */
+static void check_all(size_t n)
+{
+	size_t *p, np, rounds = validate_schedule(n, PAIRS_ALL, &p, &np);
+	unsigned char *met = calloc(n * n, 1);
+
+	assert_int_equal(rounds, n % 2 ? n : n - 1);
+	assert_int_equal(np, n * (n - 1) / 2);
+	for (size_t r = 0; r < rounds; r++) {
+		unsigned char *busy = calloc(n, 1);
+		size_t inround = 0;
+
+		for (size_t i = 0; i < np; i++) {
+			if (p[3 * i] != r)
+				continue;
+			inround++;
+			assert_false(busy[p[3 * i + 1]]);
+			assert_false(busy[p[3 * i + 2]]);
+			busy[p[3 * i + 1]] = busy[p[3 * i + 2]] = 1;
+		}
+		assert_int_equal(inround, n / 2);
+		free(busy);
+	}
+	for (size_t i = 0; i < np; i++) {
+		size_t a = p[3 * i + 1], b = p[3 * i + 2];
+
+		assert_true(a < b && b < n);
+		assert_false(met[a * n + b]);
+		met[a * n + b] = 1;
+		/* the schedule lists pairs round by round */
+		if (i)
+			assert_true(p[3 * i] >= p[3 * (i - 1)]);
+	}
+	free(met);
+	free(p);
+}
+
+static void test_schedule_all(void **state)
+{
+	(void)state;
+	for (size_t n = 2; n <= 17; n++)
+		check_all(n);
+}
+
+static void test_schedule_sixteen_nodes_fifteen_rounds(void **state)
+{
+	size_t *p, np;
+
+	(void)state;
+	assert_int_equal(validate_schedule(16, PAIRS_ALL, &p, &np), 15);
+	assert_int_equal(np, 120);
+	free(p);
+	assert_int_equal(validate_schedule(1, PAIRS_ALL, &p, &np), 0);
+	assert_null(p);
+}
+
+static void test_schedule_ring(void **state)
+{
+	(void)state;
+	for (size_t n = 3; n <= 9; n++) {
+		size_t *p, np, rounds = validate_schedule(n, PAIRS_RING, &p, &np);
+		unsigned *deg = calloc(n, sizeof(*deg));
+
+		assert_int_equal(rounds, n % 2 ? 3 : 2);
+		assert_int_equal(np, n);
+		for (size_t r = 0; r < rounds; r++) {
+			unsigned char *busy = calloc(n, 1);
+
+			for (size_t i = 0; i < np; i++) {
+				if (p[3 * i] != r)
+					continue;
+				assert_false(busy[p[3 * i + 1]] || busy[p[3 * i + 2]]);
+				busy[p[3 * i + 1]] = busy[p[3 * i + 2]] = 1;
+			}
+			free(busy);
+		}
+		for (size_t i = 0; i < np; i++) {
+			size_t a = p[3 * i + 1], b = p[3 * i + 2];
+
+			/* listed round by round, as validate_rdma runs them */
+			if (i)
+				assert_true(p[3 * i] >= p[3 * (i - 1)]);
+			assert_true((a + 1) % n == b || (b + 1) % n == a);
+			deg[a]++;
+			deg[b]++;
+		}
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(deg[i], 2);
+		free(deg);
+		free(p);
+	}
+}
+
+static const char base[] =
+	"cluster: { name: c }\n"
+	"hosts: { n1: { address: 127.0.0.1 } }\n";
+
+static int load(const char *extra, struct inventory **inv, struct err *e)
+{
+	char buf[2048];
+
+	snprintf(buf, sizeof(buf), "%s%s", base, extra);
+	return inventory_load_buf("inv.yaml", buf, strlen(buf), inv, e);
+}
+
+static void test_config_defaults_and_values(void **state)
+{
+	struct inventory *inv;
+	struct err e = ERR_INIT;
+
+	(void)state;
+	assert_int_equal(load("", &inv, &e), 0);
+	assert_string_equal(inv->validate.rdma.command, "ib_write_bw");
+	assert_int_equal(inv->validate.rdma.pass_pct, 90);
+	assert_int_equal(inv->validate.rdma.pairs, PAIRS_ALL);
+	assert_int_equal(inv->validate.tries, 3);
+	assert_string_equal(inv->validate.nccl.max_bytes, "256M");
+	assert_true(inv->validate.nccl.mpirun);
+	assert_string_equal(inv->validate.nccl.variants, "2x8,Nx1");
+	assert_string_equal(inv->validate.nccl.mpirun_command, "mpirun");
+	assert_int_equal(inv->validate.nccl.net_pct, 85);
+	inventory_free(inv);
+	assert_int_equal(load("validate:\n  nccl: { mpirun: false, variants: 16x1, net_pct: 80, "
+			      "mpirun_command: /opt/openmpi/bin/mpirun }\n", &inv, &e), 0);
+	assert_false(inv->validate.nccl.mpirun);
+	assert_string_equal(inv->validate.nccl.variants, "16x1");
+	assert_string_equal(inv->validate.nccl.mpirun_command, "/opt/openmpi/bin/mpirun");
+	assert_int_equal(inv->validate.nccl.net_pct, 80);
+	inventory_free(inv);
+	assert_int_equal(load("validate:\n  tries: 2\n  rdma: { pairs: ring, duration: 2, use_cuda: true }\n"
+			      "  nccl: { max_bytes: 64M, expect_gdr: false }\n", &inv, &e), 0);
+	assert_int_equal(inv->validate.tries, 2);
+	assert_int_equal(inv->validate.rdma.pairs, PAIRS_RING);
+	assert_int_equal(inv->validate.rdma.duration_s, 2);
+	assert_true(inv->validate.rdma.use_cuda);
+	assert_string_equal(inv->validate.nccl.max_bytes, "64M");
+	assert_false(inv->validate.nccl.expect_gdr);
+	inventory_free(inv);
+}
+
+static void test_config_errors(void **state)
+{
+	struct inventory *inv;
+	struct err e = ERR_INIT;
+
+	(void)state;
+	assert_int_equal(load("validate:\n  rdma: { pairs: star }\n", &inv, &e), ERR_INVENTORY);
+	assert_non_null(strstr(err_msg(&e), "inv.yaml:4:18"));
+	err_clear(&e);
+	assert_int_equal(load("validate:\n  rdma:\n    pass_pct: 95\n    warn_pct: 91\n", &inv, &e), ERR_INVENTORY);
+	assert_non_null(strstr(err_msg(&e), "warn_pct 91 below pass_pct 95"));
+	err_clear(&e);
+	assert_int_equal(load("validate:\n  tries: 4\n", &inv, &e), ERR_INVENTORY);
+	assert_non_null(strstr(err_msg(&e), "inv.yaml:4:10"));
+	err_clear(&e);
+	assert_int_equal(load("validate:\n  nccl:\n    variants: 2x8,1x8\n", &inv, &e), ERR_INVENTORY);
+	assert_non_null(strstr(err_msg(&e), "inv.yaml:5:15"));
+	assert_non_null(strstr(err_msg(&e), "nodes '1'"));
+	err_clear(&e);
+	assert_int_equal(load("validate:\n  nccl: { net_pct: 101 }\n", &inv, &e), ERR_INVENTORY);
+	err_clear(&e);
+	assert_int_equal(load("validate:\n  rmda: {}\n", &inv, &e), ERR_INVENTORY);
+	assert_non_null(strstr(err_msg(&e), "rdma"));
+	err_clear(&e);
+}
+
+/* The variants list: the Redpaper's 2x8 and 16x1, N and G for "all". */
+static void test_mpi_variants(void **state)
+{
+	struct mpi_variant v[VALIDATE_MAX_VARIANTS];
+	char why[128], name[32];
+
+	(void)state;
+	assert_int_equal(validate_mpi_variants_parse("2x8,16x1,Nx1,NxG", v, &why), 4);
+	assert_int_equal(v[0].nodes, 2);
+	assert_int_equal(v[0].gpus, 8);
+	assert_int_equal(v[1].nodes, 16);
+	assert_int_equal(v[1].gpus, 1);
+	assert_int_equal(v[2].nodes, 0);
+	assert_int_equal(v[3].gpus, 0);
+	validate_mpi_variant_name(&v[2], &name);
+	assert_string_equal(name, "Nx1");
+	validate_mpi_variant_name(&v[0], &name);
+	assert_string_equal(name, "2x8");
+	assert_int_equal(validate_mpi_variants_parse("1x8", v, &why), -1);
+	assert_non_null(strstr(why, "nodes '1'"));
+	assert_int_equal(validate_mpi_variants_parse("2x", v, &why), -1);
+	assert_int_equal(validate_mpi_variants_parse("2x8,,Nx1", v, &why), -1);
+	assert_int_equal(validate_mpi_variants_parse("", v, &why), -1);
+	assert_int_equal(validate_mpi_variants_parse("2x0", v, &why), -1);
+	assert_int_equal(validate_mpi_variants_parse("08x1", v, &why), -1);
+	assert_int_equal(validate_mpi_variants_parse("2x8,2x8,2x8,2x8,2x8,2x8,2x8,2x8,2x8", v, &why), -1);
+	assert_non_null(strstr(why, "more than 8"));
+}
+
+/* The hostfile names the nodes as the inventory does, slots = GPUs a node;
+ * mpirun reaches the nodes over SSH without a prompt, on the inventory's
+ * port, and every rank gets the NCCL environment. */
+static void test_mpi_hostfile_and_command(void **state)
+{
+	static const char *const names[] = { "dgx01", "dgx02" };
+	struct inventory *inv;
+	struct err e = ERR_INIT;
+	struct strbuf hf = STRBUF_INIT, cmd = STRBUF_INIT;
+
+	(void)state;
+	validate_mpi_hostfile(&hf, names, 2, 8);
+	assert_string_equal(hf.buf, "dgx01 slots=8\ndgx02 slots=8\n");
+	assert_int_equal(load("", &inv, &e), 0);
+	validate_mpi_command(&cmd, &inv->validate.nccl, hf.buf, 16, 2222);
+	assert_non_null(strstr(cmd.buf, "printf %s 'dgx01 slots=8\ndgx02 slots=8\n' >\"$hf\""));
+	assert_non_null(strstr(cmd.buf, "mpirun --hostfile \"$hf\" -np 16 --mca plm_rsh_agent ssh "
+				   "--mca plm_rsh_args '-o BatchMode=yes -p 2222' -x NCCL_DEBUG=INFO $rootx "
+				   "all_reduce_perf -b '8' -e '256M' -f 2 -g 1 2>&1"));
+	assert_non_null(strstr(cmd.buf, "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"));
+	assert_non_null(strstr(cmd.buf, "rm -f \"$hf\"; exit $rc"));
+	assert_null(strstr(cmd.buf, "NCCL_IB_DISABLE"));
+	strbuf_reset(&cmd);
+	inv->validate.nccl.expect_gdr = false;
+	validate_mpi_command(&cmd, &inv->validate.nccl, hf.buf, 16, 22);
+	assert_non_null(strstr(cmd.buf, "'-o BatchMode=yes' -x NCCL_DEBUG=INFO -x NCCL_NET_GDR_LEVEL=0"));
+	strbuf_reset(&cmd);
+	inv->validate.nccl.expect_ib = false;
+	validate_mpi_command(&cmd, &inv->validate.nccl, hf.buf, 16, 22);
+	assert_non_null(strstr(cmd.buf, "-x NCCL_IB_DISABLE=1"));
+	inventory_free(inv);
+	strbuf_release(&hf);
+	strbuf_release(&cmd);
+}
+
+/* The NICs a node's ranks use: one a GPU up to the node's IB ports. */
+static void test_mpi_nic_gbps(void **state)
+{
+	struct hca_expect hcas[5] = {
+		{ .name = "mlx5_0", .rate_gbps = 100, .link_layer = LINK_IB },
+		{ .name = "mlx5_1", .rate_gbps = 100, .link_layer = LINK_IB },
+		{ .name = "mlx5_8", .rate_gbps = 200, .link_layer = LINK_ETH },
+		{ .name = "mlx5_2", .rate_gbps = 100, .link_layer = LINK_IB },
+		{ .name = "mlx5_3", .rate_gbps = 100, .link_layer = LINK_IB },
+	};
+	struct host h = { .name = "dgx01", .hcas = hcas, .nhcas = 5 };
+
+	(void)state;
+	assert_true(validate_mpi_nic_gbps(&h, 1) == 100);
+	assert_true(validate_mpi_nic_gbps(&h, 3) == 300);
+	assert_true(validate_mpi_nic_gbps(&h, 8) == 400);
+}
+
+/* A node's ranks on sockets, or without GPUDirect, are that node's fault. */
+static void test_mpi_host_fault(void **state)
+{
+	json_t *ok = json_pack("{s:s, s:{s:i, s:i}}", "network", "IB", "transports",
+			       "P2P/IPC", 7, "NET/IB/GDRDMA", 1);
+	json_t *sock = json_pack("{s:s, s:{s:i}}", "network", "Socket", "transports", "NET/Socket", 1);
+	json_t *nogdr = json_pack("{s:s, s:{s:i, s:i}}", "network", "IB", "transports",
+				  "NET/IB/GDRDMA", 1, "NET/IB", 1);
+	char *f;
+
+	(void)state;
+	assert_null(validate_mpi_host_fault(ok, true, true));
+	f = validate_mpi_host_fault(sock, true, true);
+	assert_non_null(f);
+	assert_non_null(strstr(f, "NET/Socket"));
+	free(f);
+	assert_null(validate_mpi_host_fault(sock, false, false));
+	f = validate_mpi_host_fault(nogdr, true, true);
+	assert_non_null(strstr(f, "1 of 2 network channels"));
+	free(f);
+	assert_null(validate_mpi_host_fault(nogdr, true, false));
+	json_decref(ok);
+	json_decref(sock);
+	json_decref(nogdr);
+}
+
+/* One slow node of 64 is named though it would pass an absolute line;
+ * run-to-run noise in a uniform fleet is not. */
+static void test_outliers(void **state)
+{
+	double v[64], med;
+
+	(void)state;
+	for (size_t i = 0; i < 64; i++)
+		v[i] = 128 + (double)(i % 5) * 0.6;     /* +/-1% noise */
+	for (size_t i = 0; i < 64; i++)
+		assert_false(validate_outlier_low(v, 64, i, 5, &med));
+	v[17] = 115;                                   /* 10% slow */
+	assert_true(validate_outlier_low(v, 64, 17, 5, &med));
+	assert_true(med > 128 && med < 131);
+	for (size_t i = 0; i < 64; i++)
+		if (i != 17)
+			assert_false(validate_outlier_low(v, 64, i, 5, &med));
+	/* all equal: MAD 0, a 1% dip is below the 5% floor */
+	for (size_t i = 0; i < 8; i++)
+		v[i] = 100;
+	v[3] = 99;
+	assert_false(validate_outlier_low(v, 8, 3, 5, &med));
+	assert_false(validate_outlier_low(v, 2, 0, 5, &med)); /* too few */
+	assert_true(validate_median(v, 0) == 0);
+}
+
+static void test_report_text_and_junit(void **state)
+{
+	json_t *rep = json_pack("{s:s, s:[{s:s, s:s, s:f, s:[{s:s, s:s, s:s, s:s}]}]}",
+				"cluster", "c", "stages", "stage", "nccl", "status", "fail",
+				"wall_s", 1.5, "findings", "status", "fail", "host", "dgx02",
+				"subject", "GPU 3", "message", "slow <&>");
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(validate_report_finish(rep), VS_FAIL);
+	validate_report_text(rep, &sb);
+	assert_non_null(strstr(sb.buf, "  fail        dgx02 GPU 3: slow <&>\n"));
+	assert_non_null(strstr(sb.buf, "validate: fail\n"));
+	strbuf_reset(&sb);
+	validate_report_junit(rep, &sb);
+	assert_non_null(strstr(sb.buf, "<testsuite name=\"validate.nccl\" tests=\"1\" failures=\"1\""));
+	assert_non_null(strstr(sb.buf, "message=\"slow &lt;&amp;&gt;\""));
+	strbuf_release(&sb);
+	json_decref(rep);
+}
+
+/* Self-contained: inline SVG, nothing fetched (no src=, no href=). */
+static void test_report_html(void **state)
+{
+	json_t *rep = json_loads(
+		"{\"cluster\": \"c<1>\", \"status\": \"fail\", \"stages\": ["
+		"{\"stage\": \"rdma\", \"status\": \"fail\", \"thresholds\": {\"pass_pct\": 90, \"warn_pct\": 93},"
+		" \"findings\": [{\"status\": \"fail\", \"host\": \"b\", \"subject\": \"mlx5_0/1\", \"message\": \"x\"}],"
+		" \"results\": [{\"hca\": \"mlx5_0\", \"port\": 1, \"link_gbps\": 100}],"
+		" \"matrix\": {\"hosts\": [\"a\", \"b\"], \"gbps\": {\"mlx5_0/1\": [[null, 23.6], [23.6, null]]}}},"
+		"{\"stage\": \"nccl\", \"status\": \"pass\", \"findings\": [], \"results\": [{\"host\": \"a\","
+		" \"run\": \"nvlink\", \"curve\": [[8, 0.0], [1024, 1.5], [268435456, 129.0]]}],"
+		" \"multi_node\": [{\"variant\": \"2x8\", \"ranks\": 16, \"curve\": [[8, 0.0], [268435456, 46.0]]}]},"
+		"{\"stage\": \"resnet\", \"status\": \"pass\", \"findings\": [], \"results\": [{\"host\": \"a\","
+		" \"steps\": [{\"gpus\": 1, \"images_per_sec\": 360, \"ideal\": 360},"
+		" {\"gpus\": 8, \"images_per_sec\": 2640, \"ideal\": 2880}]}]}]}", 0, NULL);
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	assert_non_null(rep);
+	validate_report_html(rep, &sb);
+	assert_non_null(strstr(sb.buf, "<title>bringup validate: c&lt;1&gt;</title>"));
+	assert_non_null(strstr(sb.buf, "ib_write_bw mlx5_0/1"));
+	assert_non_null(strstr(sb.buf, "fill=\"#e53935\""));   /* the failing cell, red */
+	assert_non_null(strstr(sb.buf, "<path d=\"M"));         /* and crossed */
+	assert_non_null(strstr(sb.buf, "message size (bytes, log scale)"));
+	assert_non_null(strstr(sb.buf, ">128M<"));  /* x ticks every 64x from 8 B */
+	assert_non_null(strstr(sb.buf, ">mpirun 2x8<"));  /* across nodes too */
+	assert_non_null(strstr(sb.buf, "ideal linear"));
+	assert_null(strstr(sb.buf, "src="));
+	assert_null(strstr(sb.buf, "href="));
+	strbuf_release(&sb);
+	json_decref(rep);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_schedule_all),
+		cmocka_unit_test(test_schedule_sixteen_nodes_fifteen_rounds),
+		cmocka_unit_test(test_schedule_ring),
+		cmocka_unit_test(test_config_defaults_and_values),
+		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_mpi_variants),
+		cmocka_unit_test(test_mpi_hostfile_and_command),
+		cmocka_unit_test(test_mpi_nic_gbps),
+		cmocka_unit_test(test_mpi_host_fault),
+		cmocka_unit_test(test_outliers),
+		cmocka_unit_test(test_report_text_and_junit),
+		cmocka_unit_test(test_report_html),
+	};
+
+	return cmocka_run_group_tests_name("validate", tests, NULL, NULL);
+}

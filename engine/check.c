@@ -174,10 +174,13 @@ int checks_run(const struct inventory *inv, const struct facts *f,
 
 	for (size_t k = 0; k < check_ndefs; k++) {
 		const struct check_def *d = &check_defs[k];
+		bool filtered = (opts->only.n && !matches_any(&opts->only, d->id)) ||
+				matches_any(&opts->skip, d->id);
+		/* A host that gave no facts is reported whatever --checks says:
+		 * otherwise it would read as a host with nothing wrong. */
+		bool reach = !strcmp(d->id, "ssh.reachable");
 
-		if (opts->only.n && !matches_any(&opts->only, d->id))
-			continue;
-		if (matches_any(&opts->skip, d->id))
+		if (filtered && !reach)
 			continue;
 		for (size_t i = 0; i < rep->hosts_n; i++) {
 			struct check_ctx cc = {
@@ -187,6 +190,8 @@ int checks_run(const struct inventory *inv, const struct facts *f,
 			const char *req;
 
 			cc.hf = facts_for(f, cc.host_idx);
+			if (filtered && (!cc.hf->rc || cc.hf->rc == ERR_CANCELLED))
+				continue;
 			if ((rc = severity_for(cc.host, d, &cc.severity, err)))
 				goto fail;
 			if (d->applies && !d->applies(&cc))

@@ -335,6 +335,37 @@ static void test_unknown_check_id_is_a_usage_error(void **state)
 	inventory_free(inv);
 }
 
+/* CI saw an unreachable host print as "ok, 0 checks" under --checks. */
+static void test_unreachable_host_is_reported_whatever_checks_select(void **state)
+{
+	struct inventory *inv = dgx1_inventory(NULL);
+	struct facts *f = make_facts(inv, NULL, 0);
+	const struct check_result *r;
+	struct check_report *rep;
+	struct report_counts c;
+
+	(void)state;
+	f->h[0].rc = err_set(&f->h[0].err, ERR_CONNECT, "host dgx01: unreachable: Connection refused");
+	rep = run(inv, f, "nouveau.absent");
+	r = find(rep, "ssh.reachable", NULL);
+	assert_non_null(r);
+	assert_int_equal(r->status, CHECK_FAIL);
+	assert_null(find(rep, "nouveau.absent", NULL));
+	report_count(rep, &c);
+	assert_int_equal(c.unreachable, 1);
+	assert_int_equal(c.hosts_ok, 0);
+	check_report_free(rep);
+
+	/* A reachable host still gets only what was asked for. */
+	f->h[0].rc = 0;
+	err_clear(&f->h[0].err);
+	rep = run(inv, f, "nouveau.absent");
+	assert_null(find(rep, "ssh.reachable", NULL));
+	check_report_free(rep);
+	facts_free(f);
+	inventory_free(inv);
+}
+
 static void test_text_report_folds_hosts_and_names_the_check(void **state)
 {
 	struct inventory *inv = dgx1_inventory(NULL);
@@ -647,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_severity_override_turns_failure_into_warning),
 		cmocka_unit_test(test_ofed_version_during_an_upgrade),
 		cmocka_unit_test(test_unknown_check_id_is_a_usage_error),
+		cmocka_unit_test(test_unreachable_host_is_reported_whatever_checks_select),
 		cmocka_unit_test(test_text_report_folds_hosts_and_names_the_check),
 		cmocka_unit_test(test_name_resolving_elsewhere_fails),
 	};

@@ -669,20 +669,24 @@ void validate_kube_health_judge(const struct inventory *inv, const struct host *
 	struct err e = ERR_INIT;
 
 	f->inv = inv;
-	f->n = n;
 	f->h = xcalloc(n + 1, sizeof(*f->h));
+	/* A node whose pod gave no facts has its finding here and stays out of
+	 * the facts: checks_run would report it as unreachable over SSH. */
 	for (size_t i = 0; i < n; i++) {
-		struct host_facts *hf = &f->h[i];
+		struct host_facts *hf = &f->h[f->n];
 
 		hf->host = (size_t)(hosts[i] - inv->hosts);
 		if (errors[i] || facts_split(logs[i] ? logs[i] : "", logs[i] ? strlen(logs[i]) : 0,
 					     &hf->raw, &hf->err)) {
-			hf->rc = ERR_REMOTE;
 			validate_finding(findings, VS_FAIL, hosts[i]->name, NULL, "health pod: %s",
 					 errors[i] ? errors[i] : err_msg(&hf->err));
+			json_decref(hf->raw);
+			hf->raw = NULL;
+			err_clear(&hf->err);
 			continue;
 		}
 		facts_parse(hf);
+		f->n++;
 	}
 	for (size_t i = 0; i < sizeof(health_checks) / sizeof(health_checks[0]); i++)
 		strlist_push(&co.only, health_checks[i]);

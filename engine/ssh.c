@@ -423,6 +423,9 @@ struct remote_proc {
 	size_t max;
 	const volatile sig_atomic_t *cancel;
 	bool pgid_done;          /* the marker was found, or given up on */
+	bool begun;              /* res has been set up for this command */
+	bool stopped;            /* conn_exec_stop: end it as cancelled */
+	bool ended;              /* read to its end: res->outcome says how */
 	size_t got[2];            /* bytes kept of stdout, stderr */
 	void (*sink)(void *arg, int stream, const char *buf, size_t len);
 	void *sink_arg;
@@ -670,51 +673,94 @@ static enum cmd_reap reap_group(struct conn *c, long pgid)
 	return r;
 }
 
-void conn_exec_wait(struct remote_proc *p, struct cmd_result *res)
+/*
+ * One read of the command's output, waiting at most wait_ms; sets p->ended
+ * (and res->outcome) once the command is over, timed out, cancelled or lost.
+ */
+static void pump(struct remote_proc *p, struct cmd_result *res, long long wait_ms)
 {
 	ssh_channel ch = p->ch;
 	char buf[16384];
+	long long left = p->deadline ? p->deadline - now_ms() : wait_ms;
+	int n;
 
-	res->outcome = CMD_EXITED;
-	res->start_wall_s = p->start_wall;
-	for (;;) {
-		long long left = p->deadline ? p->deadline - now_ms() : 200;
-		int n;
-
-		if (left <= 0) {
-			res->outcome = CMD_TIMED_OUT;
-			break;
-		}
-		if (p->cancel && *p->cancel) {
-			res->outcome = CMD_CANCELLED;
-			break;
-		}
-		n = ssh_channel_read_timeout(ch, buf, sizeof(buf), 0,
-					     (int)(left < 200 ? left : 200));
-		if (n == SSH_ERROR) {
-			res->outcome = CMD_LOST;
-			break;
-		}
-		if (n > 0 && res->first_output_s < 0)
-			res->first_output_s = (double)(now_ms() - p->start) / 1000.0;
-		capture(p, res, 0, buf, n);
+	if (left <= 0) {
+		res->outcome = CMD_TIMED_OUT;
+		p->ended = true;
+		return;
+	}
+	if (p->stopped || (p->cancel && *p->cancel)) {
+		res->outcome = CMD_CANCELLED;
+		p->ended = true;
+		return;
+	}
+	if (left > wait_ms)
+		left = wait_ms;
+	n = ssh_channel_read_timeout(ch, buf, sizeof(buf), 0, (int)left);
+	if (n == SSH_ERROR) {
+		res->outcome = CMD_LOST;
+		p->ended = true;
+		return;
+	}
+	if (n > 0 && res->first_output_s < 0)
+		res->first_output_s = (double)(now_ms() - p->start) / 1000.0;
+	capture(p, res, 0, buf, n);
+	while ((n = ssh_channel_read_nonblocking(ch, buf, sizeof(buf), 1)) > 0)
+		capture(p, res, 1, buf, n);
+	if (n == SSH_ERROR) {
+		res->outcome = CMD_LOST;
+		p->ended = true;
+		return;
+	}
+	if (ssh_channel_is_eof(ch) || ssh_channel_is_closed(ch)) {
+		/* Drain what is left on both streams. */
+		while ((n = ssh_channel_read_nonblocking(ch, buf, sizeof(buf), 0)) > 0)
+			capture(p, res, 0, buf, n);
 		while ((n = ssh_channel_read_nonblocking(ch, buf, sizeof(buf), 1)) > 0)
 			capture(p, res, 1, buf, n);
-		if (n == SSH_ERROR) {
-			res->outcome = CMD_LOST;
-			break;
-		}
-		if (ssh_channel_is_eof(ch) || ssh_channel_is_closed(ch)) {
-			/* Drain what is left on both streams. */
-			while ((n = ssh_channel_read_nonblocking(ch, buf, sizeof(buf), 0)) > 0)
-				capture(p, res, 0, buf, n);
-			while ((n = ssh_channel_read_nonblocking(ch, buf, sizeof(buf), 1)) > 0)
-				capture(p, res, 1, buf, n);
-			break;
-		}
+		p->ended = true;
 	}
+}
+
+static void begin_result(struct remote_proc *p, struct cmd_result *res)
+{
+	if (p->begun)
+		return;
+	p->begun = true;
+	res->outcome = CMD_EXITED;
+	res->start_wall_s = p->start_wall;
+}
+
+bool conn_exec_wait_output(struct remote_proc *p, struct cmd_result *res, const char *needle,
+			   long long limit_ms)
+{
+	long long until = now_ms() + limit_ms;
+	size_t len = needle ? strlen(needle) : 0;
+
+	begin_result(p, res);
+	for (;;) {
+		if (needle && res->out.len >= len && memmem(res->out.buf, res->out.len, needle, len))
+			return true;
+		if (p->ended)
+			return !needle;
+		if (now_ms() >= until)
+			return false;
+		pump(p, res, until - now_ms() < 200 ? until - now_ms() : 200);
+	}
+}
+
+void conn_exec_stop(struct remote_proc *p)
+{
+	p->stopped = true;
+}
+
+void conn_exec_wait(struct remote_proc *p, struct cmd_result *res)
+{
+	begin_result(p, res);
+	while (!p->ended)
+		pump(p, res, 200);
 	if (res->outcome == CMD_EXITED) {
-		res->exit_status = ssh_channel_get_exit_status(ch);
+		res->exit_status = ssh_channel_get_exit_status(p->ch);
 		if (res->exit_status < 0)
 			res->outcome = CMD_KILLED;
 	}

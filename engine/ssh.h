@@ -176,6 +176,18 @@ struct remote_proc;
 int conn_exec_start(struct conn *c, const struct remote_cmd *cmd, long long deadline_ms,
 		    struct remote_proc **ret, struct err *err);
 void conn_exec_wait(struct remote_proc *p, struct cmd_result *res);
+/*
+ * Reads the command's output into res (as conn_exec_wait does, which must
+ * still finish it with the same res) until its stdout holds `needle`, or
+ * with needle NULL until the command ends: true then; false when limit_ms
+ * passed first (or, with a needle, the command ended without it). Not for
+ * a command with a sink. For a server that must be listening before its
+ * client starts, and that gets a while to report once its client is done.
+ */
+bool conn_exec_wait_output(struct remote_proc *p, struct cmd_result *res, const char *needle,
+			   long long limit_ms);
+/* The next wait ends the command as CMD_CANCELLED: its group is killed. */
+void conn_exec_stop(struct remote_proc *p);
 void remote_proc_free(struct remote_proc *p);
 
 /* What an upload did, for the run log. */

@@ -155,10 +155,19 @@ static void perftest_argv(const struct pair_job *j, const struct meas *m, unsign
 	}
 }
 
+#define READY_MARK "@@bringup-ready"
+#define SERVER_GRACE_MS 10000
+
 /*
  * One shell line that runs every port's test at once, each into its own
  * file, then prints them as "@@bringup-port I RC" sections; a stopped run
  * takes its files with it.
+ *
+ * The server side first prints READY_MARK once each of its servers can
+ * take a client: its TCP port listens, or it said "Waiting for client to
+ * connect" (a banner that may sit in a block-buffered file), or it has
+ * ended. perftest's client tries its connect once and gives up, so the
+ * client side starts only then, and never against a server still loading.
  */
 static void side_command(const struct pair_job *j, const size_t *todo, size_t n,
 			 const unsigned *tcp, const char *server, struct strbuf *sb)
@@ -167,6 +176,17 @@ static void side_command(const struct pair_job *j, const size_t *todo, size_t n,
 	for (size_t k = 0; k < n; k++) {
 		perftest_argv(j, &j->m[todo[k]], tcp[k], server, sb);
 		strbuf_addf(sb, " >\"$d/%zu\" 2>&1 & p%zu=$!; ", k, k);
+	}
+	if (!server) {
+		strbuf_addf(sb, "i=0; while [ $i -lt %u ]; do l=\" $(" LISTENING_SH " | tr '\\n' ' ') \"; "
+			    "n=0; ", j->cfg->slack_s * 20);
+		for (size_t k = 0; k < n; k++)
+			strbuf_addf(sb, "case $l in *\" %04X \"*) n=$((n+1));; *) "
+				    "if grep -q 'Waiting for client to connect' \"$d/%zu\" || "
+				    "! kill -0 $p%zu 2>/dev/null; then n=$((n+1)); fi;; esac; ",
+				    tcp[k], k, k);
+		strbuf_addf(sb, "[ $n -eq %zu ] && break; sleep 0.05; i=$((i+1)); done; "
+			    "echo " READY_MARK "; ", n);
 	}
 	for (size_t k = 0; k < n; k++)
 		strbuf_addf(sb, "wait $p%zu; r%zu=$?; ", k, k);
@@ -268,11 +288,20 @@ static int run_try(struct task_ctx *t, struct pair_job *j, const size_t *todo, s
 		cmd[s].max_output = 1u << 20;
 		if ((rc = task_exec_start(t, (size_t)s, &cmd[s], &proc[s], task_err(t))))
 			goto out;
+		/* Not ready in time: the client runs all the same, and its own
+		 * words ("Couldn't connect") say what went wrong. */
+		if (s == 0)
+			conn_exec_wait_output(proc[0], &res[0], READY_MARK "\n",
+					      (long long)j->cfg->slack_s * 1000);
 	}
 	/* The client first: it ends first, and the server's channel keeps
-	 * what it prints meanwhile. */
+	 * what it prints meanwhile. A perftest server whose client never
+	 * came waits for it forever: once the client is done, the server
+	 * has SERVER_GRACE_MS to finish its report, then it is stopped. */
 	conn_exec_wait(proc[1], &res[1]);
 	proc[1] = NULL;
+	if (!conn_exec_wait_output(proc[0], &res[0], NULL, SERVER_GRACE_MS))
+		conn_exec_stop(proc[0]);
 	conn_exec_wait(proc[0], &res[0]);
 	proc[0] = NULL;
 	for (size_t k = 0; k < n; k++) {

@@ -58,6 +58,13 @@ mm mmgetstate -N dgx04 | grep -q " down" && fail "dgx04 was stopped"
 sim_ssh 127.0.1.4 ofed_info -s | grep -qx "MLNX_OFED_LINUX-4.7-3.2.9.0:" || fail "dgx04's OFED changed"
 # one down: no active quorum node may go either
 mm mmstartup -N dgx02 >/dev/null || fail "mmstartup"
+# a started daemon arbitrates for a second or two first, as a real one does
+i=0
+until [ "$(mm mmgetstate -N dgx01,dgx02 | grep -c ' active$')" -eq 2 ]; do
+	i=$((i + 1))
+	[ $i -lt "$(slow 40)" ] || fail "dgx01/dgx02 never active: $(mm mmgetstate -N dgx01,dgx02)"
+	sleep 0.25
+done
 expect_status 1 up --to ofed=$NEW --check >"$TEST_DIR/out" 2>&1
 grep -q "it would lose Spectrum Scale quorum: 2 of 3 quorum nodes are active and upgrading any of dgx\[01-02\] would leave 1, below the majority of 2; not active: dgx03 (down)" "$TEST_DIR/out" ||
 	fail "refusal with one down: $(cat "$TEST_DIR/out")"

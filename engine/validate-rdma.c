@@ -121,31 +121,15 @@ static void job_release(struct pair_job *j)
 #define LISTENING_SH "cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | " \
 	"awk 'NR > 1 && $4 == \"0A\" { split($2, a, \":\"); print a[2] }'"
 
-static bool port_listed(const char *hexlist, unsigned port)
-{
-	char want[8];
-	const char *p = hexlist;
-	size_t len;
-
-	snprintf(want, sizeof(want), "%04X", port);
-	len = strlen(want);
-	while ((p = strstr(p, want))) {
-		if ((p == hexlist || p[-1] == '\n') && (p[len] == '\n' || !p[len]))
-			return true;
-		p += len;
-	}
-	return false;
-}
-
 /* The test line for one port: CMD -d HCA -i PORT -p TCP -D SECS -s SIZE
  * --report_gbits [--use_cuda=0] [SERVER]. */
-static void perftest_argv(const struct pair_job *j, const struct meas *m, unsigned tcp,
+static void perftest_argv(const struct pair_job *j, const struct meas *m, const char *tcp,
 			  const char *server, struct strbuf *sb)
 {
 	strbuf_addstr(sb, j->cfg->command);
 	strbuf_addstr(sb, " -d ");
 	strbuf_addshquoted(sb, m->hca);
-	strbuf_addf(sb, " -i %u -p %u -D %u -s %u -F --report_gbits", m->port, tcp,
+	strbuf_addf(sb, " -i %u -p %s -D %u -s %u -F --report_gbits", m->port, tcp,
 		    j->cfg->duration_s, j->cfg->size);
 	if (j->cfg->use_cuda)
 		strbuf_addstr(sb, " --use_cuda=0");
@@ -158,41 +142,97 @@ static void perftest_argv(const struct pair_job *j, const struct meas *m, unsign
 #define READY_MARK "@@bringup-ready"
 #define SERVER_GRACE_MS 10000
 
-/*
- * One shell line that runs every port's test at once, each into its own
- * file, then prints them as "@@bringup-port I RC" sections; a stopped run
- * takes its files with it.
- *
- * The server side first prints READY_MARK once each of its servers can
- * take a client: its TCP port listens, or it said "Waiting for client to
- * connect" (a banner that may sit in a block-buffered file), or it has
- * ended. perftest's client tries its connect once and gives up, so the
- * client side starts only then, and never against a server still loading.
- */
-static void side_command(const struct pair_job *j, const size_t *todo, size_t n,
-			 const unsigned *tcp, const char *server, struct strbuf *sb)
+/* Where each port's test writes, its pid, and its collected sections. */
+static void side_start(const struct pair_job *j, const size_t *todo, size_t n, const unsigned *tcp,
+		       const char *server, struct strbuf *sb)
 {
-	strbuf_addstr(sb, "d=$(mktemp -d) || exit 1; trap 'rm -rf \"$d\"; exit 143' TERM INT HUP; ");
 	for (size_t k = 0; k < n; k++) {
-		perftest_argv(j, &j->m[todo[k]], tcp[k], server, sb);
+		char port[32];
+
+		if (tcp)
+			snprintf(port, sizeof(port), "%u", tcp[k]);
+		else
+			snprintf(port, sizeof(port), "$t%zu", k);
+		perftest_argv(j, &j->m[todo[k]], port, server, sb);
 		strbuf_addf(sb, " >\"$d/%zu\" 2>&1 & p%zu=$!; ", k, k);
 	}
-	if (!server) {
-		strbuf_addf(sb, "i=0; while [ $i -lt %u ]; do l=\" $(" LISTENING_SH " | tr '\\n' ' ') \"; "
-			    "n=0; ", j->cfg->slack_s * 20);
-		for (size_t k = 0; k < n; k++)
-			strbuf_addf(sb, "case $l in *\" %04X \"*) n=$((n+1));; *) "
-				    "if grep -q 'Waiting for client to connect' \"$d/%zu\" || "
-				    "! kill -0 $p%zu 2>/dev/null; then n=$((n+1)); fi;; esac; ",
-				    tcp[k], k, k);
-		strbuf_addf(sb, "[ $n -eq %zu ] && break; sleep 0.05; i=$((i+1)); done; "
-			    "echo " READY_MARK "; ", n);
-	}
+}
+
+static void side_collect(size_t n, struct strbuf *sb)
+{
 	for (size_t k = 0; k < n; k++)
 		strbuf_addf(sb, "wait $p%zu; r%zu=$?; ", k, k);
 	for (size_t k = 0; k < n; k++)
 		strbuf_addf(sb, "echo \"@@bringup-port %zu $r%zu\"; cat \"$d/%zu\"; ", k, k, k);
 	strbuf_addstr(sb, "rm -rf \"$d\"");
+}
+
+#define SIDE_PROLOGUE "d=$(mktemp -d) || exit 1; trap 'rm -rf \"$d\"; exit 143' TERM INT HUP; "
+
+/*
+ * The server side's shell line: every port's server at once, each into its
+ * own file, then "@@bringup-port I RC" sections; a stopped run takes its
+ * files with it.
+ *
+ * It picks its TCP ports itself (the first free ones from base_port on)
+ * and prints them in its READY_MARK line once each server can take a
+ * client: its port listens, or it said "Waiting for client to connect" (a
+ * banner that may sit in a block-buffered file), or it has ended.
+ * perftest's client tries its connect once and gives up, so the client
+ * side starts only then, and never against a server still loading.
+ */
+static void server_command(const struct pair_job *j, const size_t *todo, size_t n,
+			   struct strbuf *sb)
+{
+	strbuf_addstr(sb, SIDE_PROLOGUE);
+	strbuf_addf(sb, "l=\" $(" LISTENING_SH " | tr '\\n' ' ') \"; t=%u; ", j->cfg->base_port);
+	for (size_t k = 0; k < n; k++)
+		strbuf_addf(sb, "while case $l in *\" $(printf %%04X $t) \"*) ;; *) false;; esac; "
+			    "do t=$((t+1)); done; t%zu=$t; t=$((t+1)); ", k);
+	side_start(j, todo, n, NULL, NULL, sb);
+	/* The listening ports are read again only when a banner is missing:
+	 * a poll stays cheap while many servers start at once. */
+	strbuf_addf(sb, "i=0; while [ $i -lt %u ]; do n=0 l=; ", j->cfg->slack_s * 20);
+	for (size_t k = 0; k < n; k++)
+		strbuf_addf(sb, "if grep -q 'Waiting for client to connect' \"$d/%zu\" || "
+			    "! kill -0 $p%zu 2>/dev/null; then n=$((n+1)); else "
+			    "[ -n \"$l\" ] || l=\" $(" LISTENING_SH " | tr '\\n' ' ') \"; "
+			    "case $l in *\" $(printf %%04X $t%zu) \"*) n=$((n+1));; esac; fi; ",
+			    k, k, k);
+	strbuf_addf(sb, "[ $n -eq %zu ] && break; sleep 0.05; i=$((i+1)); done; "
+		    "echo " READY_MARK, n);
+	for (size_t k = 0; k < n; k++)
+		strbuf_addf(sb, " $t%zu", k);
+	strbuf_addstr(sb, "; ");
+	side_collect(n, sb);
+}
+
+static void client_command(const struct pair_job *j, const size_t *todo, size_t n,
+			   const unsigned *tcp, const char *server, struct strbuf *sb)
+{
+	strbuf_addstr(sb, SIDE_PROLOGUE);
+	side_start(j, todo, n, tcp, server, sb);
+	side_collect(n, sb);
+}
+
+/* The ports of the server's ready line; false when it has not n of them. */
+static bool ready_ports(const struct strbuf *out, size_t n, unsigned *tcp)
+{
+	const char *p = out->buf ? strstr(out->buf, READY_MARK " ") : NULL;
+
+	if (!p)
+		return false;
+	p += sizeof(READY_MARK);
+	for (size_t k = 0; k < n; k++) {
+		char *end;
+		unsigned long v = strtoul(p, &end, 10);
+
+		if (end == p || v < 1 || v > 65535)
+			return false;
+		tcp[k] = (unsigned)v;
+		p = end;
+	}
+	return *p == '\n';
 }
 
 /* Section k of a side's output ("" when absent); *ret_rc its exit status. */
@@ -259,49 +299,43 @@ static int run_try(struct task_ctx *t, struct pair_job *j, const size_t *todo, s
 		   unsigned attempt)
 {
 	const struct host *srv = task_host(t, 0);
-	struct remote_cmd probe = { .command = LISTENING_SH, .timeout_ms = 30000 };
 	struct remote_cmd cmd[2] = { { 0 } };
 	struct strbuf line[2] = { STRBUF_INIT, STRBUF_INIT };
-	struct cmd_result res[2], pres;
+	struct cmd_result res[2];
 	struct remote_proc *proc[2] = { NULL, NULL };
-	unsigned *tcp = xcalloc(n, sizeof(*tcp)), next;
+	unsigned *tcp = xcalloc(n, sizeof(*tcp));
+	bool ready;
 	int rc;
 
-	cmd_result_init(&pres);
 	cmd_result_init(&res[0]);
 	cmd_result_init(&res[1]);
-	/* The server's ports: the first free ones from base_port on. */
-	rc = task_exec(t, 0, &probe, &pres, task_err(t));
-	if (rc)
-		goto out;
-	next = j->cfg->base_port;
-	for (size_t k = 0; k < n; k++) {
-		while (port_listed(pres.out.buf ? pres.out.buf : "", next))
-			next++;
-		tcp[k] = next++;
-	}
-	side_command(j, todo, n, tcp, NULL, &line[0]);
-	side_command(j, todo, n, tcp, srv->ssh.address, &line[1]);
+	server_command(j, todo, n, &line[0]);
 	for (int s = 0; s < 2; s++) {
-		cmd[s].command = line[s].buf;
 		cmd[s].timeout_ms = (j->cfg->duration_s + j->cfg->slack_s) * 1000u;
 		cmd[s].max_output = 1u << 20;
-		if ((rc = task_exec_start(t, (size_t)s, &cmd[s], &proc[s], task_err(t))))
-			goto out;
-		/* Not ready in time: the client runs all the same, and its own
-		 * words ("Couldn't connect") say what went wrong. */
-		if (s == 0)
-			conn_exec_wait_output(proc[0], &res[0], READY_MARK "\n",
-					      (long long)j->cfg->slack_s * 1000);
 	}
-	/* The client first: it ends first, and the server's channel keeps
-	 * what it prints meanwhile. A perftest server whose client never
-	 * came waits for it forever: once the client is done, the server
-	 * has SERVER_GRACE_MS to finish its report, then it is stopped. */
-	conn_exec_wait(proc[1], &res[1]);
-	proc[1] = NULL;
-	if (!conn_exec_wait_output(proc[0], &res[0], NULL, SERVER_GRACE_MS))
+	cmd[0].command = line[0].buf;
+	if ((rc = task_exec_start(t, 0, &cmd[0], &proc[0], task_err(t))))
+		goto out;
+	/* The ready line is the server side's first line of output. */
+	ready = conn_exec_wait_output(proc[0], &res[0], "\n", (long long)j->cfg->slack_s * 1000) &&
+		ready_ports(&res[0].out, n, tcp);
+	if (ready) {
+		client_command(j, todo, n, tcp, srv->ssh.address, &line[1]);
+		cmd[1].command = line[1].buf;
+		if ((rc = task_exec_start(t, 1, &cmd[1], &proc[1], task_err(t))))
+			goto out;
+		/* The client first: it ends first, and the server's channel
+		 * keeps what it prints meanwhile. A perftest server whose
+		 * client never came waits for it forever: once the client is
+		 * done, the server has SERVER_GRACE_MS to finish its report. */
+		conn_exec_wait(proc[1], &res[1]);
+		proc[1] = NULL;
+		if (!conn_exec_wait_output(proc[0], &res[0], NULL, SERVER_GRACE_MS))
+			conn_exec_stop(proc[0]);
+	} else {
 		conn_exec_stop(proc[0]);
+	}
 	conn_exec_wait(proc[0], &res[0]);
 	proc[0] = NULL;
 	for (size_t k = 0; k < n; k++) {
@@ -315,7 +349,11 @@ static int run_try(struct task_ctx *t, struct pair_job *j, const size_t *todo, s
 		result_gbps(stext, &serr);
 		free(m->error);
 		m->error = NULL;
-		if (res[1].outcome == CMD_TIMED_OUT || res[0].outcome == CMD_TIMED_OUT) {
+		if (!ready) {
+			gbps = -1;
+			m->error = xasprintf("the server side was not ready in %u s%s%s",
+					     j->cfg->slack_s, serr ? ": " : "", serr ? serr : "");
+		} else if (res[1].outcome == CMD_TIMED_OUT || res[0].outcome == CMD_TIMED_OUT) {
 			gbps = -1;
 			m->error = xasprintf("timed out after %u s (both ends killed)",
 					     j->cfg->duration_s + j->cfg->slack_s);
@@ -325,7 +363,7 @@ static int run_try(struct task_ctx *t, struct pair_job *j, const size_t *todo, s
 		m->gbps = gbps;
 		m->st = judge(j->cfg, gbps, m->link_gbps);
 		json_object_set_new(try, "try", json_integer(attempt));
-		json_object_set_new(try, "tcp_port", json_integer(tcp[k]));
+		json_object_set_new(try, "tcp_port", tcp[k] ? json_integer(tcp[k]) : json_null());
 		json_object_set_new(try, "gbps", gbps < 0 ? json_null() : json_real(r2(gbps)));
 		json_object_set_new(try, "status", json_string(vstatus_name(m->st)));
 		if (m->error)
@@ -339,7 +377,6 @@ static int run_try(struct task_ctx *t, struct pair_job *j, const size_t *todo, s
 out:
 	remote_proc_free(proc[0]);
 	remote_proc_free(proc[1]);
-	cmd_result_release(&pres);
 	cmd_result_release(&res[0]);
 	cmd_result_release(&res[1]);
 	strbuf_release(&line[0]);

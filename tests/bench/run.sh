@@ -13,13 +13,15 @@
 #   copy      a 256 MiB file to 8 hosts against scp to the same hosts, 8 at
 #             once (tests/bench/copy.sh)
 #   tui       key press to changed screen, 1,000-host replay (tests/bench/tui.sh)
+#   validate  the rdma stage's rounds on 16 nodes against rounds x duration
+#             (tests/bench/validate.sh)
 #   scale     GPFS administration commands of the Scale stages from bare, per
 #             cluster size (tests/bench/scale.sh, run last)
 # Results: stdout and build/bench/results.txt.
 #   BENCH_SIZES="16 64 256"   host counts
 #   BENCH_RUNS=3              runs per measurement (median wall, max RSS)
 #   BENCH_FORKS=64            hosts at once, for bringup -f and xargs -P alike
-#   BENCH_WHAT="exec precheck output deploy copy scale"   which parts to run
+#   BENCH_WHAT="exec precheck output deploy copy validate scale tui"   which parts to run
 set -u
 : "${BRINGUP:?set BRINGUP to the bringup binary}"
 SIZES=${BENCH_SIZES:-16 64 256}
@@ -27,7 +29,7 @@ RUNS=${BENCH_RUNS:-3}
 # The same parallelism for bringup (-f) and for xargs (-P): 256 logins at
 # once would measure the 2-core box's sshd key exchanges, not the tools.
 FORKS=${BENCH_FORKS:-64}
-WHAT=" ${BENCH_WHAT:-exec precheck output deploy copy scale tui} "
+WHAT=" ${BENCH_WHAT:-exec precheck output deploy copy validate scale tui} "
 want() { case $WHAT in *" $1 "*) return 0;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 out_dir=$(pwd)/build/bench
@@ -111,6 +113,8 @@ echo "results: $results"
 want deploy && [ -f "$here/deploy.sh" ] && sh "$here/deploy.sh"
 # ... and the copy benchmark its own (256 MiB to 8 hosts against scp).
 want copy && [ -f "$here/copy.sh" ] && sh "$here/copy.sh"
+# validate's rdma stage: its rounds against rounds x duration.
+want validate && [ -f "$here/validate.sh" ] && sh "$here/validate.sh"
 # The Spectrum Scale stages from bare: admin commands per size.
 want scale && [ -f "$here/scale.sh" ] && sh "$here/scale.sh"
 # The TUI at 1,000 hosts: a replayed run, key press to changed screen (tests/bench/tui.sh).

@@ -42,7 +42,8 @@ const struct cmd_option cmd_precheck_options[] = {
 	{ "output", 'O', OPT_FILE, "FILE", "write the report to FILE instead of stdout" },
 	{ "facts", 'F', OPT_FILE, "FILE", "also write the gathered facts as JSON" },
 	{ "forks", 'f', OPT_SHORT, "N", "hosts worked on at once (default " CMD_STR(RUNNER_DEFAULT_FORKS) ")" },
-	{ "timeout", 't', OPT_SHORT, "S", "time limit for one host's facts (default 60)" },
+	{ "timeout", 't', OPT_SHORT, "S", "time limit for one host's facts (default 60; 180 with --deep)" },
+	{ "deep", 'd', 0, NULL, "also run the GPU diagnostics (dcgmi diag -r 1, up to 2 minutes a host)" },
 	{ "accept-new-host-keys", 'A', 0, NULL, "record unknown host keys (changed keys are refused)" },
 	{ "tui", 'U', 0, NULL, "a full-screen view while it runs (bringup tui's keys); the report follows" },
 	{ "state-dir", 'D', OPT_DIR, "DIR", "where bringup upgrade notes an unfinished upgrade (default ~/.local/state/bringup/CLUSTER)" },
@@ -310,7 +311,7 @@ int cmd_precheck(int argc, char **argv)
 	size_t *idx = NULL, n = 0;
 	double t0 = wall_now();
 	int c, status = EXIT_OK;
-	bool interrupted = false, want_tui = false;
+	bool interrupted = false, want_tui = false, deep = false, timeout_set = false;
 	struct live live = { 0 };
 
 	cmd_getopt_init(&g, cmd_precheck_options, false);
@@ -333,7 +334,9 @@ int cmd_precheck(int argc, char **argv)
 				status = EXIT_USAGE;
 				goto out;
 			}
+			timeout_set |= c == 't';
 			break;
+		case 'd': deep = true; break;
 		case 'A': ro.accept_new_host_keys = true; break;
 		case 'U': want_tui = true; break;
 		case 'D': state_dir = optarg; break;
@@ -348,6 +351,9 @@ int cmd_precheck(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
+	/* dcgmi diag has up to two minutes of its own (facts.sh). */
+	if (deep && !timeout_set)
+		ro.command_timeout_s = 180;
 	ro.cancel_stops_commands = true;
 	if (inventory_load(inv_path, &inv, &err) ||
 	    inventory_select(inv, limit, &idx, &n, &err) ||
@@ -391,7 +397,7 @@ int cmd_precheck(int argc, char **argv)
 			   .stage_name = "facts", .hosts = set }, &live);
 		free(set);
 	}
-	facts_gather_once_events(runner, inv, idx, n, 0, "facts",
+	facts_gather_once_events(runner, inv, idx, n, deep ? FACTS_DEEP : 0, 0, "facts",
 				 live.tui || live.progress ? live_event : NULL, &live, &facts, &err);
 	live_event(&(struct dep_event){ .kind = DEV_STAGE_DONE, .stage = 0, .stage_name = "facts",
 		   .t = wall_now() - t0 }, &live);

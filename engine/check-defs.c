@@ -1681,6 +1681,130 @@ static void run_peermem_symbols(struct check_ctx *cc)
 		check_pass(cc, NULL, "every symbol resolved", "none for the peer-memory module");
 }
 
+/* ---- DCGM diagnostics (precheck --deep) -------------------------------- */
+
+/* Only when the facts hold them: precheck --deep asked for dcgmi diag. */
+static bool dcgm_applies(const struct check_ctx *cc)
+{
+	return has_gpus(cc) && json_object_get(cc->hf->raw, "dcgmi-diag");
+}
+
+/* One finding per GPU (or per test when DCGM names no GPU): its worst
+ * status and what was wrong, "TEST: Fail; TEST: message". */
+static void dcgm_note(json_t *by, const char *subject, bool fail, const char *what)
+{
+	json_t *o = json_object_get(by, subject);
+	const char *old;
+
+	if (!o) {
+		o = json_pack("{s:b, s:s}", "fail", 0, "what", "");
+		json_object_set_new(by, subject, o);
+	}
+	if (fail)
+		json_object_set_new(o, "fail", json_true());
+	old = jstr(o, "what");
+	if (strstr(old, what))
+		return;
+	char *both = xasprintf("%s%s%s", old, *old ? "; " : "", what);
+
+	json_object_set_new(o, "what", json_string(both));
+	free(both);
+}
+
+/*
+ * dcgmi diag -r 1: every test Pass (or Skip). A test that fails names the
+ * GPUs its result lists ("Fail - GPU: 0"); an Error or Warning row names
+ * the GPU its words do ("GPU 3 has uncorrectable memory errors..."), else
+ * the test. Judged from the table, not from dcgmi's exit status.
+ */
+static void run_dcgm_diag(struct check_ctx *cc)
+{
+	json_t *d = fact_parsed(cc->hf, "dcgmi-diag"), *t, *r, *m, *by, *o;
+	const char *perr = json_string_value(json_object_get(cc->hf->parse_errors, "dcgmi-diag"));
+	const char *subject;
+	size_t i, k, ntests;
+	int rc;
+	char *line = fact_line(cc, "dcgmi-diag", &rc);
+
+	if (not_installed(rc) || rc == 124 || perr || !d) {
+		check_fail(cc, NULL, "dcgmi diag -r 1 passes",
+			   not_installed(rc) ? "dcgmi not installed" :
+			   rc == 124 ? "did not finish in its time" : "output not understood",
+			   not_installed(rc) ? "install DCGM (datacenter-gpu-manager) and start "
+			   "nv-hostengine" : perr ? perr : line);
+		free(line);
+		return;
+	}
+	free(line);
+	if (json_is_false(json_object_get(d, "ok"))) {
+		check_fail(cc, NULL, "dcgmi diag -r 1 passes", "dcgmi failed", jstr(d, "error"));
+		return;
+	}
+	by = json_object();
+	ntests = json_array_size(json_object_get(d, "tests"));
+	json_array_foreach(json_object_get(d, "tests"), i, t) {
+		json_array_foreach(json_object_get(t, "results"), k, r) {
+			const char *st = jstr(r, "status");
+			json_t *gpus = json_object_get(r, "gpus"), *g;
+			size_t gi;
+			char *what;
+
+			if (!st || (strcmp(st, "Fail") && strcmp(st, "Warn")))
+				continue;
+			what = xasprintf("%s: %s", jstr(t, "name"), st);
+			if (json_array_size(gpus)) {
+				json_array_foreach(gpus, gi, g) {
+					char *subj = xasprintf("GPU %lld", json_integer_value(g));
+
+					dcgm_note(by, subj, !strcmp(st, "Fail"), what);
+					free(subj);
+				}
+			} else {
+				dcgm_note(by, jstr(t, "name"), !strcmp(st, "Fail"), what);
+			}
+			free(what);
+		}
+	}
+	json_array_foreach(json_object_get(d, "messages"), i, m) {
+		const char *kind = jstr(m, "kind"), *test = jstr(m, "test");
+		json_t *g = json_object_get(m, "gpu");
+		char *subj, *what;
+
+		if (!kind || !strcmp(kind, "Info"))
+			continue;
+		subj = json_is_integer(g) ? xasprintf("GPU %lld", json_integer_value(g)) :
+		       xstrdup(test ? test : jstr(m, "section") ? jstr(m, "section") : "diagnostic");
+		what = xasprintf("%s: %s", test ? test : kind, jstr(m, "text"));
+		/* An Error row stops the diagnostic: a failure whatever else
+		 * ran; a Warning alone warns (dcgm_note never lowers a fail). */
+		dcgm_note(by, subj, !strcmp(kind, "Error"), what);
+		free(subj);
+		free(what);
+	}
+	json_object_foreach(by, subject, o) {
+		if (json_is_true(json_object_get(o, "fail")))
+			check_fail(cc, subject, "dcgmi diag -r 1 passes", jstr(o, "what"),
+				   "nvidia-smi -q -i <gpu> and DCGM's log (nv-hostengine) say more; a "
+				   "hardware fault needs a reset, a reseat or an RMA");
+		else
+			check_emit(cc, CHECK_WARN, subject, "dcgmi diag -r 1 passes", jstr(o, "what"),
+				   NULL);
+	}
+	if (!json_object_size(by)) {
+		size_t skipped = 0;
+		char *found;
+
+		json_array_foreach(json_object_get(d, "tests"), i, t)
+			skipped += jstr(t, "status") && strcmp(jstr(t, "status"), "Pass");
+		found = skipped ? xasprintf("%zu tests passed, %zu skipped", ntests - skipped, skipped) :
+			xasprintf("%zu tests passed", ntests);
+
+		check_pass(cc, NULL, "dcgmi diag -r 1 passes", found);
+		free(found);
+	}
+	json_decref(by);
+}
+
 /* ---- node-to-node SSH (mpirun's launcher) ------------------------------ */
 
 /* A peer that did not answer in time (timeout's 124, ssh's own "timed out"). */
@@ -1846,6 +1970,10 @@ const struct check_def check_defs[] = {
 	{ "scale.health", SEV_FAIL, "every Spectrum Scale component HEALTHY (mmhealth node show)",
 	  "mmhealth node show -v and mmhealth event show <event> say what broke and what to do",
 	  { "scale.state" }, is_scale_node, run_scale_health },
+	{ "gpu.dcgm_diag", SEV_FAIL, "DCGM's quick diagnostic passes (dcgmi diag -r 1, precheck --deep)",
+	  "the failing GPU or test says what to look at: row remapping pending (reset the GPU), "
+	  "persistence mode off (nvidia-smi -pm 1), a hardware failure (RMA)",
+	  { NULL }, dcgm_applies, run_dcgm_diag },
 	{ "peermem.symbols", SEV_FAIL, "the peer-memory module links against this ib_core and driver (dmesg)",
 	  "\"Unknown symbol\" in dmesg: rebuild the peer-memory module after OFED and the GPU driver",
 	  { NULL }, is_gpu_worker, run_peermem_symbols },

@@ -21,6 +21,7 @@
 static const struct {
 	const char *fact, *parser;
 } fact_parsers[] = {
+	{ "dcgmi-diag", "dcgmi-diag" },
 	{ "dmesg-modules", "dmesg-modules" },
 	{ "getenforce", "getenforce" },
 	{ "ibdev2netdev", "ibdev2netdev" },
@@ -230,6 +231,7 @@ struct gather {
 	struct host_facts *hf;
 	bool disconnect;
 	bool fabric;   /* this host reads the whole fabric (iblinkinfo) */
+	bool deep;     /* FACTS_DEEP: the GPU diagnostics too */
 	char *peers;   /* BRINGUP_PEERS=NAME:PORT... on the launcher; owned */
 };
 
@@ -345,9 +347,10 @@ static int gather_task(struct task_ctx *t, void *arg)
 	struct strbuf namev = STRBUF_INIT;
 	struct strbuf script = STRBUF_INIT;
 	struct strbuf portsv = STRBUF_INIT, intv = STRBUF_INIT;
-	char *env[9] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+	char *env[10] = { NULL };
+	size_t ne = 0;
 	char limitv[40];
-	char fabricv[] = "BRINGUP_FABRIC=1";
+	char fabricv[] = "BRINGUP_FABRIC=1", deepv[] = "BRINGUP_DEEP=1";
 	struct remote_cmd cmd = { .command = "sh -s", .env = env };
 	struct cmd_result res;
 	int rc;
@@ -355,24 +358,27 @@ static int gather_task(struct task_ctx *t, void *arg)
 	families(h, &fam);
 	strbuf_addf(&envv, "BRINGUP_FACTS=%s", fam.buf);
 	strbuf_addf(&userv, "BRINGUP_USER=%s", h->ssh.user);
-	env[0] = envv.buf;
-	env[1] = userv.buf;
+	/* Packed: the first NULL ends the list. */
+	env[ne++] = envv.buf;
+	env[ne++] = userv.buf;
 	strbuf_addf(&namev, "BRINGUP_NAME=%s", h->name);
-	env[2] = namev.buf;
+	env[ne++] = namev.buf;
 	ib_ports_env(h, &portsv, &intv);
-	env[3] = portsv.buf;
-	env[4] = intv.buf;
+	env[ne++] = portsv.buf;
+	env[ne++] = intv.buf;
 	if (g->fabric)
-		env[5] = fabricv;
+		env[ne++] = fabricv;
+	if (g->deep)
+		env[ne++] = deepv;
 	if (g->peers) {
 		/* A hung peer must cost the launcher a third of its own limit at
 		 * most, not its facts: it would show as unreachable itself. */
 		unsigned limit = task_command_timeout(t) / 3;
 
-		env[6] = g->peers;
+		env[ne++] = g->peers;
 		snprintf(limitv, sizeof(limitv), "BRINGUP_PEER_LIMIT=%u",
 			 limit < 2 ? 2 : limit > 15 ? 15 : limit);
-		env[7] = limitv;
+		env[ne++] = limitv;
 	}
 	facts_script(&script);
 	cmd.input = script.buf;
@@ -469,7 +475,8 @@ static void on_gather_event(const struct event *ev, void *arg)
 }
 
 static int gather(struct runner *r, const struct inventory *inv, const size_t *idx,
-		  size_t n, bool disconnect, struct gather_events *ge, struct facts **ret)
+		  size_t n, bool disconnect, unsigned flags, struct gather_events *ge,
+		  struct facts **ret)
 {
 	struct facts *f = xcalloc(1, sizeof(*f));
 	struct task *tasks = xcalloc(n ? n : 1, sizeof(*tasks));
@@ -490,7 +497,7 @@ static int gather(struct runner *r, const struct inventory *inv, const size_t *i
 	for (size_t i = 0; i < n; i++) {
 		f->h[i].host = idx[i];
 		g[i] = (struct gather){ inv, &f->h[i], disconnect, i == fabric,
-					i == launcher ? peers : NULL };
+					!!(flags & FACTS_DEEP), i == launcher ? peers : NULL };
 		tasks[i] = (struct task){ .hosts = &idx[i], .nhosts = 1,
 					  .fn = gather_task, .arg = &g[i] };
 	}
@@ -516,25 +523,25 @@ int facts_gather(struct runner *r, const struct inventory *inv, const size_t *id
 		 size_t n, struct facts **ret, struct err *err)
 {
 	(void)err;
-	return gather(r, inv, idx, n, false, NULL, ret);
+	return gather(r, inv, idx, n, false, 0, NULL, ret);
 }
 
 int facts_gather_once(struct runner *r, const struct inventory *inv, const size_t *idx,
 		      size_t n, struct facts **ret, struct err *err)
 {
 	(void)err;
-	return gather(r, inv, idx, n, true, NULL, ret);
+	return gather(r, inv, idx, n, true, 0, NULL, ret);
 }
 
 int facts_gather_once_events(struct runner *r, const struct inventory *inv, const size_t *idx,
-			     size_t n, size_t stage, const char *stage_name, dep_event_fn cb,
-			     void *arg, struct facts **ret, struct err *err)
+			     size_t n, unsigned flags, size_t stage, const char *stage_name,
+			     dep_event_fn cb, void *arg, struct facts **ret, struct err *err)
 {
 	struct gather_events ge = { .cb = cb, .arg = arg, .stage = stage,
 				    .stage_name = stage_name };
 
 	(void)err;
-	return gather(r, inv, idx, n, true, cb ? &ge : NULL, ret);
+	return gather(r, inv, idx, n, true, flags, cb ? &ge : NULL, ret);
 }
 
 void facts_free(struct facts *f)

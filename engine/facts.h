@@ -54,14 +54,20 @@ int facts_gather(struct runner *r, const struct inventory *inv, const size_t *id
 /* The same, closing each host's connection once its facts are in (precheck). */
 int facts_gather_once(struct runner *r, const struct inventory *inv, const size_t *idx,
 		      size_t n, struct facts **ret, struct err *err);
+/* What more to gather (facts_gather_once_events). */
+enum facts_flags {
+	FACTS_DEEP = 1u << 0,  /* GPU diagnostics (dcgmi diag -r 1): up to two minutes */
+};
+
 /*
  * facts_gather_once, telling cb (on this thread) as each host starts and
  * ends, as DEV_HOST_START / DEV_HOST_DONE events of stage `stage` (ok,
  * unreachable, or failed with the error as reason): precheck's live view.
+ * flags: enum facts_flags.
  */
 int facts_gather_once_events(struct runner *r, const struct inventory *inv, const size_t *idx,
-			     size_t n, size_t stage, const char *stage_name, dep_event_fn cb,
-			     void *arg, struct facts **ret, struct err *err);
+			     size_t n, unsigned flags, size_t stage, const char *stage_name,
+			     dep_event_fn cb, void *arg, struct facts **ret, struct err *err);
 void facts_free(struct facts *f);
 
 /* The facts of inventory host `host`, or NULL when it was not gathered. */

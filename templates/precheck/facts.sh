@@ -2,7 +2,8 @@
 # Sent on stdin to `sh -s` (nothing of it shows in a process list). Each fact
 # is framed by marker lines that engine/facts.c splits on; every tool runs
 # under `timeout` so that one hung tool cannot eat the whole command's time.
-# BRINGUP_FACTS (space-separated) selects the optional families: ib gpu scale;
+# BRINGUP_FACTS (space-separated) selects the optional families: ib gpu scale
+# (BRINGUP_DEEP=1 adds the GPU diagnostics);
 # BRINGUP_USER is the login user (whose memlock limits matter), BRINGUP_NAME
 # the host's inventory name (which must resolve to its inventory address).
 PATH="$PATH:/usr/lpp/mmfs/bin:/usr/sbin:/sbin"
@@ -82,6 +83,13 @@ if want gpu; then
 fi
 if want ib || want gpu; then
 	fact lspci lspci -vvv
+fi
+# precheck --deep (BRINGUP_DEEP=1): DCGM's quick diagnostic, which takes
+# seconds to a minute, under a limit of its own
+if [ -n "${BRINGUP_DEEP-}" ] && want gpu; then
+	printf '\n::bringup-fact:: %s\n' dcgmi-diag
+	timeout "${BRINGUP_DEEP_LIMIT:-120}" dcgmi diag -r 1 2>&1
+	printf '\n::bringup-rc:: %s %d\n' dcgmi-diag "$?"
 fi
 if want scale; then
 	fact mmgetstate mmgetstate -a

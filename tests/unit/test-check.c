@@ -335,6 +335,66 @@ static void test_unknown_check_id_is_a_usage_error(void **state)
 	inventory_free(inv);
 }
 
+#define DCGM FIX "dcgmi-diag/"
+
+/*
+ * precheck --deep: DCGM's table judged per GPU, or per test where DCGM
+ * names none; real captures, each attributed as it reads. For each case:
+ * the findings it gives, and one of them (subject, status, words found).
+ */
+static void test_dcgm_diag_names_the_gpu_or_the_test(void **state)
+{
+	static const struct {
+		const char *file, *text;
+		int rc;
+		size_t n;
+		const char *subject;
+		enum check_status st;
+		const char *found, *also;
+	} cases[] = {
+		{ DCGM "diag_r3_dcgm_3_3_9_v100_all_pass_eud_skip.txt", NULL, 0, 1,
+		  NULL, CHECK_PASS, "15 tests passed, 1 skipped", NULL },
+		{ DCGM "diag_r3_excerpt_deployment_error_gpu3_row_remap_pending.txt", NULL, 1, 1,
+		  "GPU 3", CHECK_FAIL, "row remappings are pending", NULL },
+		/* GPU 0 failed GPU Memory, with its thermal warning; 1-7 passed */
+		{ DCGM "diag_r2_excerpt_gpu_memory_fail_gpu0_thermal_warning.txt", NULL, 1, 1,
+		  "GPU 0", CHECK_FAIL, "GPU Memory: Fail", "Thermal violations" },
+		/* the deployment tests name no GPU: five failed tests */
+		{ DCGM "diag_r1_deployment_fail.txt", NULL, 1, 5,
+		  "Persistence Mode", CHECK_FAIL, "Persistence Mode: Fail", NULL },
+		{ NULL, "bash: dcgmi: command not found\n", 127, 1,
+		  NULL, CHECK_FAIL, "dcgmi not installed", NULL },
+	};
+	struct inventory *inv = dgx1_inventory(NULL);
+	struct facts *f;
+	struct check_report *rep;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct section sec = { "dcgmi-diag", cases[i].file, cases[i].text, cases[i].rc };
+		const struct check_result *r;
+
+		f = make_facts(inv, &sec, 1);
+		rep = run(inv, f, "gpu.dcgm_diag");
+		assert_int_equal(rep->n, cases[i].n);
+		r = find(rep, "gpu.dcgm_diag", cases[i].subject);
+		assert_non_null(r);
+		assert_int_equal(r->status, cases[i].st);
+		assert_non_null(strstr(r->found, cases[i].found));
+		if (cases[i].also)
+			assert_non_null(strstr(r->found, cases[i].also));
+		check_report_free(rep);
+		facts_free(f);
+	}
+	/* Without --deep there is no dcgmi fact, and no finding at all. */
+	f = make_facts(inv, NULL, 0);
+	rep = run(inv, f, "gpu.dcgm_diag");
+	assert_int_equal(rep->n, 0);
+	check_report_free(rep);
+	facts_free(f);
+	inventory_free(inv);
+}
+
 /* CI saw an unreachable host print as "ok, 0 checks" under --checks. */
 static void test_unreachable_host_is_reported_whatever_checks_select(void **state)
 {
@@ -679,6 +739,7 @@ int main(void)
 		cmocka_unit_test(test_ofed_version_during_an_upgrade),
 		cmocka_unit_test(test_unknown_check_id_is_a_usage_error),
 		cmocka_unit_test(test_unreachable_host_is_reported_whatever_checks_select),
+		cmocka_unit_test(test_dcgm_diag_names_the_gpu_or_the_test),
 		cmocka_unit_test(test_text_report_folds_hosts_and_names_the_check),
 		cmocka_unit_test(test_name_resolving_elsewhere_fails),
 	};

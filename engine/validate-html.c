@@ -44,11 +44,33 @@ static double lg2(double x)
 #define PL 70
 #define PB 50
 
-/* Axes and labels of a plot box; x and y maxima for the tick labels. */
-static void axes(struct strbuf *o, const char *title, const char *xl, const char *yl, double ymax)
+/* Room for the legend to the right of the plot: one row per line, the
+ * longest label at about 7 px a character, so that none is clipped. */
+struct legend_size {
+	int rows;
+	size_t chars;
+};
+
+static void legend_fit(struct legend_size *ls, const char *label)
 {
+	size_t n = strlen(label);
+
+	ls->rows++;
+	ls->chars = n > ls->chars ? n : ls->chars;
+}
+
+/* Axes and labels of a plot box; x and y maxima for the tick labels. */
+static void axes(struct strbuf *o, const char *title, const char *xl, const char *yl, double ymax,
+		 const struct legend_size *ls)
+{
+	int w = PL + PW + 36 + 7 * (int)ls->chars + 10, h = 40 + 16 * ls->rows + 10;
+
+	if (w < PW + PL + 160)
+		w = PW + PL + 160;
+	if (h < PH + PB + 30)
+		h = PH + PB + 30;
 	strbuf_addf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		    "font-family=\"sans-serif\" font-size=\"12\">\n", PW + PL + 160, PH + PB + 30);
+		    "font-family=\"sans-serif\" font-size=\"12\">\n", w, h);
 	strbuf_addf(o, "<text x=\"%d\" y=\"16\" font-weight=\"bold\">", PL);
 	esc(o, title);
 	strbuf_addf(o, "</text>\n<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>"
@@ -144,10 +166,20 @@ static void rdma_html(const json_t *s, struct strbuf *o)
 /* The per-node runs, then the mpirun variants across nodes (multi_node). */
 static const char *const nccl_sets[] = { "results", "multi_node" };
 
+/* A curve's legend: "HOST RUN" per node, "mpirun VARIANT" across nodes. */
+static void nccl_name(const json_t *r, int set, char *name, size_t size)
+{
+	if (set)
+		snprintf(name, size, "mpirun %s", str(r, "variant"));
+	else
+		snprintf(name, size, "%s %s", str(r, "host"), str(r, "run"));
+}
+
 static void nccl_html(const json_t *s, struct strbuf *o)
 {
 	const json_t *r, *pt;
 	double ymax = 1, xmin = 1e30, xmax = 1;
+	struct legend_size ls = { 0, 0 };
 	size_t i, k;
 	int line = 0;
 
@@ -163,8 +195,17 @@ static void nccl_html(const json_t *s, struct strbuf *o)
 	if (xmin >= xmax)
 		return;
 	ymax *= 1.1;
+	for (int set = 0; set < 2; set++)
+	json_array_foreach(json_object_get(s, nccl_sets[set]), i, r) {
+		char name[128];
+
+		if (json_array_size(json_object_get(r, "curve"))) {
+			nccl_name(r, set, name, sizeof(name));
+			legend_fit(&ls, name);
+		}
+	}
 	axes(o, "all_reduce_perf bus bandwidth per node and across nodes", "message size (bytes, log scale)",
-	     "bus bandwidth (GB/s)", ymax);
+	     "bus bandwidth (GB/s)", ymax, &ls);
 	for (double x = xmin; x <= xmax; x *= 64) {
 		int px = PL + (int)(PW * (lg2(x) - lg2(xmin)) / (lg2(xmax) - lg2(xmin)));
 		const char *u = x >= 1 << 30 ? "G" : x >= 1 << 20 ? "M" : x >= 1024 ? "K" : "";
@@ -188,19 +229,19 @@ static void nccl_html(const json_t *s, struct strbuf *o)
 				    PH + 30 - PH * y / ymax);
 		}
 		strbuf_addstr(o, "\"/>\n");
-		if (set)
-			snprintf(name, sizeof(name), "mpirun %s", str(r, "variant"));
-		else
-			snprintf(name, sizeof(name), "%s %s", str(r, "host"), str(r, "run"));
+		nccl_name(r, set, name, sizeof(name));
 		legend(o, line++, name, !strcmp(str(r, "run"), "net"), false);
 	}
 	strbuf_addstr(o, "</svg>\n");
 }
 
+#define IDEAL_LABEL "ideal linear (best 1-GPU x N)"
+
 static void resnet_html(const json_t *s, struct strbuf *o)
 {
 	const json_t *r, *st;
 	double ymax = 1, ideal1 = 0;
+	struct legend_size ls = { 0, 0 };
 	size_t i, k;
 	int line = 0;
 
@@ -215,13 +256,16 @@ static void resnet_html(const json_t *s, struct strbuf *o)
 				ideal1 = y;
 		}
 	ymax *= 1.1;
-	axes(o, "ResNet-50 training throughput per node", "GPUs (1, 2, 4, 8)", "images/sec", ymax);
+	legend_fit(&ls, IDEAL_LABEL);
+	json_array_foreach(json_object_get(s, "results"), i, r)
+		legend_fit(&ls, str(r, "host") ? str(r, "host") : "");
+	axes(o, "ResNet-50 training throughput per node", "GPUs (1, 2, 4, 8)", "images/sec", ymax, &ls);
 	for (int g = 1; g <= 8; g *= 2)
 		strbuf_addf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>\n",
 			    PL + PW * (g - 1) / 7, PH + 30 + 16, g);
 	strbuf_addf(o, "<polyline fill=\"none\" stroke=\"black\" stroke-dasharray=\"5,4\" points=\"%d,%.1f %d,%.1f\"/>\n",
 		    PL, PH + 30 - PH * ideal1 / ymax, PL + PW, PH + 30 - PH * ideal1 * 8 / ymax);
-	legend(o, line++, "ideal linear (best 1-GPU x N)", true, true);
+	legend(o, line++, IDEAL_LABEL, true, true);
 	json_array_foreach(json_object_get(s, "results"), i, r) {
 		strbuf_addf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", palette[line % 10]);
 		json_array_foreach(json_object_get(r, "steps"), k, st) {
@@ -251,11 +295,18 @@ static void storage_html(const json_t *s, struct strbuf *o)
 	}
 	strbuf_addstr(o, "</table>\n<table><tr><th>nodes at once</th><th>aggregate read MB/s</th>"
 		      "<th>expected at least</th></tr>\n");
-	json_array_foreach(json_object_get(s, "scaling"), i, r)
-		strbuf_addf(o, "<tr><td>%lld</td><td>%.0f</td><td>%.0f</td></tr>\n",
+	json_array_foreach(json_object_get(s, "scaling"), i, r) {
+		double want = json_number_value(json_object_get(r, "expected_min_mbps"));
+
+		strbuf_addf(o, "<tr><td>%lld</td><td>%.0f</td>",
 			    (long long)json_integer_value(json_object_get(r, "nodes")),
-			    json_number_value(json_object_get(r, "read_mbps")),
-			    json_number_value(json_object_get(r, "expected_min_mbps")));
+			    json_number_value(json_object_get(r, "read_mbps")));
+		/* The first step is what the others are measured against. */
+		if (want > 0)
+			strbuf_addf(o, "<td>%.0f</td></tr>\n", want);
+		else
+			strbuf_addstr(o, "<td>(the base)</td></tr>\n");
+	}
 	strbuf_addstr(o, "</table>\n");
 }
 

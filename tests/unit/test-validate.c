@@ -370,6 +370,38 @@ static void test_report_html(void **state)
 	json_decref(rep);
 }
 
+/* The legend fits its longest label and every row: a chromium render
+ * showed "ideal linear (best 1-G" cut at the SVG's right edge. */
+static void test_report_html_legend_not_clipped(void **state)
+{
+	struct strbuf rep = STRBUF_INIT, sb = STRBUF_INIT;
+	const char *svg, *w, *h;
+	json_t *j;
+
+	(void)state;
+	strbuf_addstr(&rep, "{\"cluster\": \"c\", \"status\": \"pass\", \"stages\": ["
+		      "{\"stage\": \"resnet\", \"status\": \"pass\", \"findings\": [], \"results\": [");
+	for (int i = 0; i < 40; i++)
+		strbuf_addf(&rep, "%s{\"host\": \"gpu-node-%03d.cluster.example.com\", \"steps\": ["
+			    "{\"gpus\": 1, \"images_per_sec\": 360, \"ideal\": 360}]}", i ? "," : "", i);
+	strbuf_addstr(&rep, "]}]}");
+	j = json_loads(rep.buf, 0, NULL);
+	assert_non_null(j);
+	validate_report_html(j, &sb);
+	svg = strstr(sb.buf, "<svg");
+	assert_non_null(svg);
+	w = strstr(svg, "width=\"");
+	h = strstr(svg, "height=\"");
+	assert_non_null(w);
+	assert_non_null(h);
+	/* 32 characters from x = PL + PW + 36 (746) at 7 px; 41 rows of 16 px from y = 40 */
+	assert_true(atoi(w + 7) >= 746 + 32 * 7);
+	assert_true(atoi(h + 8) >= 40 + 16 * 41);
+	strbuf_release(&sb);
+	strbuf_release(&rep);
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_outliers),
 		cmocka_unit_test(test_report_text_and_junit),
 		cmocka_unit_test(test_report_html),
+		cmocka_unit_test(test_report_html_legend_not_clipped),
 	};
 
 	return cmocka_run_group_tests_name("validate", tests, NULL, NULL);

@@ -31,8 +31,23 @@ on "$H" nvidia-smi >"$OUT/h100-table" || fail "nvidia-smi failed"
 sed 1d "$OUT/h100-table" | shape >"$OUT/a"
 { sed 1d "$FIX/real/h100_8x_550_healthy.txt"; echo; } | shape >"$OUT/b"
 diff -u "$OUT/b" "$OUT/a" || fail "nvidia-smi table layout differs from the H100 capture"
-on "$N1" nvidia-smi | sed 1d >"$OUT/nvidia-smi-dgx1.txt"
-same_as nvidia-smi-dgx1.txt
+# The DGX-1's 440 driver prints the narrow table of the real DGX-1 capture
+# (384): every line with no value the same, every field ending in the same
+# column (values right-aligned as nvidia-smi aligns them), and the version
+# line's labels where the capture has them.
+DGX1=$FIX/real/v100_sxm2_32gb_8x_384_183_dgx1_gpu0_100pct_no_processes_visible.txt
+on "$N1" nvidia-smi >"$OUT/dgx1-table" || fail "nvidia-smi (440) failed"
+sed '1d;3d' "$OUT/dgx1-table" >"$OUT/a"
+sed '1d;3d' "$DGX1" >"$OUT/b"
+grep -v '[0-9]' "$OUT/a" >"$OUT/a.fixed"
+grep -v '[0-9]' "$OUT/b" >"$OUT/b.fixed"
+diff -u "$OUT/b.fixed" "$OUT/a.fixed" || fail "nvidia-smi (440) lines without values differ from the DGX-1 capture"
+colends <"$OUT/b" >"$OUT/b.cols"
+colends <"$OUT/a" >"$OUT/a.cols"
+diff -u "$OUT/b.cols" "$OUT/a.cols" || fail "nvidia-smi (440) fields end elsewhere than in the DGX-1 capture"
+for f in "$DGX1" "$OUT/dgx1-table"; do sed -n 3p "$f"; done >"$OUT/v"
+[ "$(awk '{ print index($0, "Driver Version:"), index($0, "CUDA Version:"), length($0) }' "$OUT/v" | sort -u | wc -l)" -eq 1 ] ||
+	fail "nvidia-smi (440) version line differs: $(cat "$OUT/v")"
 
 # -q: every line has the layout of a line of the real 535 capture.
 on "$H" nvidia-smi -q | sed 's/: .*/: V/' >"$OUT/a"
@@ -70,8 +85,8 @@ on "$N1" nvidia-smi --query-gpu=clocks_event_reasons.hw_power_brake_slowdown --f
 	fail "healthy H100 reports a power brake"
 
 # persistence mode: off on a bare node until -pm 1, which every node sees
-on "$D/bare01" nvidia-smi | grep -c '^|   [0-7]  Tesla V100-SXM2-32GB          Off  |' | grep -qx 8 ||
-	fail "a bare node's GPUs are not in persistence mode"
+on "$D/bare01" nvidia-smi | grep -c '^|   [0-7]  Tesla V100-SXM2\.\.\.  Off  |' | grep -qx 8 ||
+	fail "a bare node's GPUs do not show persistence mode off"
 on "$D/bare01" nvidia-smi -pm 1 -i 0 >"$OUT/a" || fail "nvidia-smi -pm failed"
 printf '%s\n' "Enabled persistence mode for GPU 00000000:06:00.0." "All done." | diff -u - "$OUT/a" ||
 	fail "-pm 1 output"

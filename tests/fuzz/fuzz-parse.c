@@ -1,8 +1,9 @@
 /*
  * libFuzzer target: every tool-output parser (engine/parse-*.c). The first
  * byte picks the parser by its index in `bringup parse --list` order
- * (modulo their number: 0x01 is ibstat, 0x0e nvidia-smi-q); the rest is
- * the tool's output. See tests/fuzz/README.md.
+ * (modulo their number; run.sh writes that byte from the parser's name for
+ * the seeds and the regression inputs, so both follow the table as it
+ * grows); the rest is the tool's output. See tests/fuzz/README.md.
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -20,6 +20,31 @@ root=$(cd "$here/../.." && pwd)
 work=$build/fuzz
 mkdir -p "$work/findings" "$work/logs"
 
+# parser_names: engine/parse.c's table, in order (the parse target's first
+# input byte is an index into it).
+parser_names() {
+	sed -n 's/^	{ "\([^"]*\)", ".*/\1/p' "$root/engine/parse.c"
+}
+
+# regress_dir TARGET: the regression inputs to replay. A parse input is
+# named PARSER--WHAT.bin and its first byte is set here to PARSER's index,
+# so that it still reaches its parser when the table grows.
+regress_dir() {
+	if [ "$1" != parse ]; then
+		echo "$here/regress/$1"
+		return
+	fi
+	rm -rf "$work/regress-parse"
+	mkdir -p "$work/regress-parse"
+	for f in "$here/regress/parse"/*; do
+		b=$(basename "$f")
+		i=$(parser_names | awk -v n="${b%%--*}" '$0 == n { print NR - 1; exit }')
+		[ -n "$i" ] || { echo "fuzz: $b names no parser" >&2; return 1; }
+		{ printf "\\$(printf %03o "$i")"; tail -c +2 "$f"; } >"$work/regress-parse/$b"
+	done
+	echo "$work/regress-parse"
+}
+
 # Seeds are rebuilt each run from the fixtures, so they follow the tree.
 seed() {
 	t=$1 dir=$work/seeds/$1
@@ -39,7 +64,7 @@ seed() {
 	parse)
 		# first byte: the parser's index in engine/parse.c's sorted table
 		i=0
-		for name in $(sed -n 's/^	{ "\([^"]*\)", ".*/\1/p' "$root/engine/parse.c"); do
+		for name in $(parser_names); do
 			for f in "$root/tests/fixtures/tools/$name"/*; do
 				[ -f "$f" ] || continue
 				{ printf "\\$(printf %03o "$i")"; cat "$f"; } > "$dir/$name-$(basename "$f")"
@@ -61,8 +86,9 @@ for t in "$@"; do
 	if [ -d "$here/regress/$t" ]; then
 		# some are large on purpose (65,536 hosts): a looser limit, on a
 		# loaded machine; the unit tests time the fixed paths themselves
+		rdir=$(regress_dir "$t") || ok=0
 		# shellcheck disable=SC2086
-		"$bin" $opts -timeout=$((timeout * 6)) "$here/regress/$t"/* >> "$log" 2>&1 || ok=0
+		[ "$ok" = 0 ] || "$bin" $opts -timeout=$((timeout * 6)) "$rdir"/* >> "$log" 2>&1 || ok=0
 	fi
 	runs=0
 	if [ "$ok" = 1 ] && [ "$secs" -gt 0 ]; then

@@ -1681,6 +1681,82 @@ static void run_peermem_symbols(struct check_ctx *cc)
 		check_pass(cc, NULL, "every symbol resolved", "none for the peer-memory module");
 }
 
+/* ---- the peer-memory module's build (modinfo) ---------------------------- */
+
+/*
+ * modinfo of the peer-memory module the inventory expects (or the one that
+ * is installed): built for the running kernel, its vermagic says; a module
+ * built for another one reaches this kernel only through RHEL's
+ * weak-updates links, and works only while the kABI holds (OFED's ib_core
+ * symbols are not in it). And linked against ib_core, as a GPUDirect
+ * module must be.
+ */
+static void run_peermem_build(struct check_ctx *cc)
+{
+	const char *want = check_var_str(cc, "peermem_module");
+	const char *names[] = { "nv_peer_mem", "nvidia_peermem" };
+	char *name = want ? xstrdup(want) : NULL, *fact = NULL, *kernel = NULL, *found = NULL;
+	json_t *m = NULL, *d, *v;
+	const char *perr = NULL, *vk, *file;
+	const char *mod = NULL;   /* the module whose modinfo is judged */
+	bool ib = false;
+	size_t i;
+
+	for (char *p = name; p && *p; p++)
+		if (*p == '-')
+			*p = '_';
+	for (i = 0; i < 2 && !m; i++) {
+		if (name && strcmp(name, names[i]))
+			continue;
+		free(fact);
+		fact = xasprintf("modinfo-%s", names[i]);
+		m = fact_parsed(cc->hf, fact);
+		mod = names[i];
+		perr = json_string_value(json_object_get(cc->hf->parse_errors, fact));
+		if (!name && json_is_false(json_object_get(m, "ok")))
+			m = NULL;   /* the other one may be installed */
+		if (perr)
+			break;
+	}
+	if (perr) {
+		check_fail(cc, name, "built for the running kernel", "modinfo output not understood", perr);
+		goto out;
+	}
+	if (!m || json_is_false(json_object_get(m, "ok"))) {
+		check_skip(cc, name, m ? "not installed (peermem.loaded says what to do)" :
+			   "no modinfo of a peer-memory module");
+		goto out;
+	}
+	kernel = fact_line(cc, "kernel", NULL);
+	vk = json_string_value(json_object_get(m, "vermagic_kernel"));
+	file = json_string_value(json_object_get(json_object_get(m, "fields"), "filename"));
+	d = json_object_get(m, "depends");
+	json_array_foreach(d, i, v)
+		ib |= json_is_string(v) && !strcmp(json_string_value(v), "ib_core");
+	if (vk && *kernel && strcmp(vk, kernel)) {
+		found = xasprintf("built for %s (%s)", vk, file ? file : "?");
+		check_fail(cc, mod, kernel, found,
+			   "it reaches this kernel through weak-updates at best, and holds only while "
+			   "the kABI does (OFED's ib_core is not in it): rebuild it for the running "
+			   "kernel (dkms, or build_module.sh / the source rpm)");
+	} else if (!ib) {
+		check_fail(cc, mod, "linked against ib_core", "depends: not on ib_core",
+			   "a GPUDirect module registers with ib_core's peer-memory API: build it "
+			   "against MLNX_OFED's kernel sources");
+	} else {
+		found = xasprintf("version %s, built for %s, depends on ib_core",
+				  json_string_value(json_object_get(json_object_get(m, "fields"), "version")) ?
+				  json_string_value(json_object_get(json_object_get(m, "fields"), "version")) : "?",
+				  vk ? vk : "?");
+		check_pass(cc, mod, "built for the running kernel", found);
+	}
+out:
+	free(found);
+	free(kernel);
+	free(fact);
+	free(name);
+}
+
 /* ---- DCGM diagnostics (precheck --deep) -------------------------------- */
 
 /* Only when the facts hold them: precheck --deep asked for dcgmi diag. */
@@ -1970,6 +2046,9 @@ const struct check_def check_defs[] = {
 	{ "scale.health", SEV_FAIL, "every Spectrum Scale component HEALTHY (mmhealth node show)",
 	  "mmhealth node show -v and mmhealth event show <event> say what broke and what to do",
 	  { "scale.state" }, is_scale_node, run_scale_health },
+	{ "peermem.build", SEV_WARN, "the peer-memory module was built for the running kernel (modinfo)",
+	  "rebuild the peer-memory module after a kernel update (dkms or build_module.sh)",
+	  { NULL }, is_gpu_worker, run_peermem_build },
 	{ "gpu.dcgm_diag", SEV_FAIL, "DCGM's quick diagnostic passes (dcgmi diag -r 1, precheck --deep)",
 	  "the failing GPU or test says what to look at: row remapping pending (reset the GPU), "
 	  "persistence mode off (nvidia-smi -pm 1), a hardware failure (RMA)",

@@ -36,6 +36,8 @@ static const struct {
 	{ "mmhealth", "mmhealth" },
 	{ "mmlscluster", "mmlscluster" },
 	{ "mmlsmount", "mmlsmount" },
+	{ "modinfo-nv_peer_mem", "modinfo" },
+	{ "modinfo-nvidia_peermem", "modinfo" },
 	{ "nvidia-smi-q", "nvidia-smi-q" },
 	{ "nvidia-smi-topo", "nvidia-smi-topo" },
 	{ "ofed_info", "ofed_info" },

@@ -1,12 +1,15 @@
 /*
  * Operating-system outputs: lsmod (also the lines `lsmod | grep` keeps),
- * /etc/os-release, getenforce, and the module loader's kernel-log lines.
+ * /etc/os-release, getenforce, the module loader's kernel-log lines, and
+ * modinfo.
  */
 #include "parse.h"
 #include "parse-util.h"
 #include "strbuf.h"
+#include "xalloc.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* "ib_core  363078  9 rdma_cm,ib_cm,...": module, size, count, holders. */
@@ -197,4 +200,90 @@ int parse_dmesg_modules(const char *buf, size_t len, json_t **ret, struct err *e
 	if (!rc)
 		parse_failed(root);
 	return parse_done(rc, root, ret);
+}
+
+/*
+ * modinfo (kmod, "%-16s%s": "key:" padded, then the value): one object of
+ * the fields, a key met twice (alias, parm, sig*) an array of its values;
+ * a line that starts with blanks continues the last value (kmod prints a
+ * signature over such lines); "depends" split at commas; the first word of
+ * "vermagic" as "vermagic_kernel", the kernel release it was built for.
+ * "modinfo: ERROR: Module X not found." is ok:false.
+ */
+struct modinfo_state {
+	json_t *root;
+	char *last;                /* the last key; owned */
+};
+
+static int modinfo_line(void *state, struct pline *ln, struct err *err)
+{
+	static const char *const failures[] = { "modinfo: " };
+	struct modinfo_state *st = state;
+	json_t *fields = jobject_at(st->root, "fields"), *old;
+	char *s = ln->text, *colon;
+	size_t klen;
+
+	if (!*s || parse_tool_line(st->root, s, failures, ARRAY_SIZE(failures), NULL))
+		return 0;
+	if (ln->indent) {
+		if (!st->last)
+			return pline_error(ln, err, "a continued value before any field");
+		old = json_object_get(fields, st->last);
+		if (json_is_array(old))
+			old = json_array_get(old, json_array_size(old) - 1);
+		if (json_is_string(old)) {
+			char *v = xasprintf("%s%s", json_string_value(old), s);
+
+			json_string_set(old, v);
+			free(v);
+		}
+		return 0;
+	}
+	colon = strchr(s, ':');
+	klen = colon ? (size_t)(colon - s) : 0;
+	if (!colon || !klen || strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") != klen ||
+	    (colon[1] && colon[1] != ' ' && colon[1] != '\t'))
+		return pline_error(ln, err, "expected 'field: value'");
+	*colon = '\0';
+	free(st->last);
+	st->last = xstrdup(s);
+	s = trim(colon + 1);
+	if (!strcmp(st->last, "depends")) {
+		json_t *deps = jarray_at(st->root, "depends");
+		char *save = NULL;
+
+		for (char *d = strtok_r(s, ",", &save); d; d = strtok_r(NULL, ",", &save))
+			if (*d)
+				json_array_append_new(deps, json_string(d));
+		return 0;
+	}
+	if (!strcmp(st->last, "vermagic")) {
+		size_t n = strcspn(s, " \t");
+		char *k = xstrndup(s, n);
+
+		jset_str(st->root, "vermagic_kernel", k);
+		free(k);
+	}
+	old = json_object_get(fields, st->last);
+	if (!old) {
+		jset_str(fields, st->last, s);
+	} else if (json_is_array(old)) {
+		json_array_append_new(old, json_string(s));
+	} else {
+		json_t *arr = json_pack("[O,s]", old, s);
+
+		json_object_set_new(fields, st->last, arr);
+	}
+	return 0;
+}
+
+int parse_modinfo(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	struct modinfo_state st = { json_object(), NULL };
+	int rc = parse_lines("modinfo", buf, len, modinfo_line, &st, err);
+
+	free(st.last);
+	if (!rc && !parse_failed(st.root) && !json_object_size(jobject_at(st.root, "fields")))
+		rc = parse_error_end("modinfo", err, "no fields");
+	return parse_done(rc, st.root, ret);
 }

@@ -27,6 +27,7 @@ static const struct parser parsers[] = {
 	{ "mmlsnodeclass", "GPFS node classes and their members (mmlsnodeclass)", parse_mmlsnodeclass },
 	{ "mmremotecluster", "GPFS remote cluster definitions (mmremotecluster show)", parse_mmremotecluster },
 	{ "mmremotefs", "GPFS remote file systems (mmremotefs show)", parse_mmremotefs },
+	{ "modinfo", "a kernel module's build: version, depends, vermagic (modinfo)", parse_modinfo },
 	{ "nccl-tests", "nccl-tests results (all_reduce_perf etc., old and new layouts)", parse_nccl_tests },
 	{ "nvidia-smi", "GPU summary table (nvidia-smi)", parse_nvidia_smi },
 	{ "nvidia-smi-q", "GPU details (nvidia-smi -q): ids, clock event reasons, remapped rows, PCIe link", parse_nvidia_smi_q },

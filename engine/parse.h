@@ -47,7 +47,7 @@ parse_fn parse_nvidia_smi, parse_nvidia_smi_q, parse_nvidia_smi_topo;
 /* parse-pci.c */
 parse_fn parse_lspci;
 /* parse-os.c */
-parse_fn parse_lsmod, parse_os_release, parse_getenforce, parse_dmesg_modules;
+parse_fn parse_lsmod, parse_os_release, parse_getenforce, parse_dmesg_modules, parse_modinfo;
 /* parse-gpfs.c */
 parse_fn parse_mmgetstate, parse_mmlscluster, parse_mmlsconfig,
 	parse_mmlsmount, parse_mmremotecluster, parse_mmremotefs, parse_mmlsnodeclass,

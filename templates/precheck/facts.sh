@@ -80,6 +80,10 @@ if want gpu; then
 	# the module loader's symbol errors (a module built against another
 	# ib_core or driver), and dmesg's own refusal to read the log
 	fact dmesg-modules sh -c "dmesg 2>&1 | grep -E ': Unknown symbol |: disagrees about version of symbol |^dmesg: ' | tail -n 50; true"
+	# the peer-memory modules' builds: the kernel each was built for
+	# (vermagic), what it links against
+	fact modinfo-nv_peer_mem modinfo nv_peer_mem
+	fact modinfo-nvidia_peermem modinfo nvidia_peermem
 fi
 if want ib || want gpu; then
 	fact lspci lspci -vvv

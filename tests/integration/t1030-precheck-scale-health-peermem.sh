@@ -9,7 +9,9 @@
 #   module built against another ib_core cannot load (modprobe: "Unknown
 #   symbol in module"); precheck names the module and its unknown symbols
 #   (peermem.loaded: not loaded, load failed).
-# clear turns both green.
+# - peermem.build reads modinfo: a module built for an older kernel that
+#   loads through weak-updates warns on that host, naming the kernel and file.
+# clear turns them green.
 . "$(dirname "$0")/lib.sh"
 sim_up -n 2 --state ready
 
@@ -37,6 +39,7 @@ grep -v '|pass|' "$TEST_DIR/healthy.txt" && fail "findings on a healthy cluster"
 
 "$BRINGUP" sim fault dgx02 gpfs-conn-down dgx01 || fail "sim fault gpfs-conn-down"
 "$BRINGUP" sim fault dgx01 peermem-bad-symbols || fail "sim fault peermem-bad-symbols"
+"$BRINGUP" sim fault dgx02 peermem-weak-updates || fail "sim fault peermem-weak-updates"
 mod=$(conf dgx01 PEERMEM_MODULE) addr=$(conf dgx01 NODE_ADDR)
 [ -n "$mod" ] && [ -n "$addr" ] || fail "no PEERMEM_MODULE/NODE_ADDR in dgx01's node.conf"
 # what an admin sees on the node: modprobe's and dmesg's words (real captures)
@@ -50,8 +53,10 @@ pre down; rc=$?
 [ $rc -eq 1 ] || fail "faults: precheck exited $rc, want 1"
 bad=$(results "$TEST_DIR/down.json" | grep -v '|pass|' | cut -d'|' -f1-5 | sort)
 ip=$(awk '$2 == "dgx01" { print $3 }' "$BRINGUP_SIM_DIR/cluster/gpfs/nodes")
+k2=$(conf dgx02 KERNEL) mod2=$(conf dgx02 PEERMEM_MODULE)
 want="dgx01|peermem.loaded||fail|not loaded (load failed)
 dgx01|peermem.symbols|$mod|fail|Unknown symbol ib_register_peer_memory_client, ib_unregister_peer_memory_client
+dgx02|peermem.build|$mod2|warn|built for 3.10.0-862.el7.x86_64 (/lib/modules/$k2/weak-updates/$mod2.ko)
 dgx02|scale.health|GPFS|fail|DEGRADED (cluster_connections_down)"
 [ "$bad" = "$want" ] || fail "wrong findings: $bad (want $want)"
 results "$TEST_DIR/down.json" | grep -qxF "dgx02|scale.health|GPFS|fail|DEGRADED (cluster_connections_down)|cluster_connections_down: Connection to cluster node $ip has all 1 connection(s) down. (Maximum 1)." ||
@@ -60,6 +65,7 @@ results "$TEST_DIR/down.json" | grep -qxF "dgx02|scale.health|GPFS|fail|DEGRADED
 "$BRINGUP" sim fault dgx02 clear || fail "clear dgx02"
 "$BRINGUP" sim fault dgx01 clear || fail "clear dgx01"
 expect_status 0 pre cleared
-[ "$(results "$TEST_DIR/cleared.json" | grep -c '|\(scale.health\|peermem.symbols\)||pass|')" -eq 4 ] ||
+[ "$(results "$TEST_DIR/cleared.json" | grep -c '|\(scale.health\|peermem.symbols\)||pass|')" -eq 4 ] &&
+	[ "$(results "$TEST_DIR/cleared.json" | grep -c '|peermem.build|.*|pass|')" -eq 2 ] ||
 	fail "not green after clear: $(results "$TEST_DIR/cleared.json")"
 exit 0

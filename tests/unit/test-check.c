@@ -335,6 +335,52 @@ static void test_unknown_check_id_is_a_usage_error(void **state)
 	inventory_free(inv);
 }
 
+/* peermem.build from modinfo (kmod's layout; no public capture of a
+ * peer-memory module's modinfo exists, see test-parse-os.c). */
+static void test_peermem_build_vermagic_and_depends(void **state)
+{
+	static const struct {
+		const char *modinfo;
+		int rc;
+		enum check_status st;
+		const char *found;
+	} cases[] = {
+		{ "filename:       /lib/modules/3.10.0-957.el7.x86_64/extra/nv_peer_mem.ko\n"
+		  "version:        1.0-9\ndepends:        ib_core,nvidia\n"
+		  "vermagic:       3.10.0-957.el7.x86_64 SMP mod_unload modversions \n", 0,
+		  CHECK_PASS, "version 1.0-9, built for 3.10.0-957.el7.x86_64, depends on ib_core" },
+		{ "filename:       /lib/modules/3.10.0-957.el7.x86_64/weak-updates/nv_peer_mem.ko\n"
+		  "depends:        ib_core,nvidia\n"
+		  "vermagic:       3.10.0-862.el7.x86_64 SMP mod_unload modversions \n", 0,
+		  CHECK_WARN, "built for 3.10.0-862.el7.x86_64 "
+		  "(/lib/modules/3.10.0-957.el7.x86_64/weak-updates/nv_peer_mem.ko)" },
+		{ "filename:       /x/nv_peer_mem.ko\ndepends:        nvidia\n"
+		  "vermagic:       3.10.0-957.el7.x86_64 SMP mod_unload modversions \n", 0,
+		  CHECK_WARN, "depends: not on ib_core" },
+		{ "modinfo: ERROR: Module nv_peer_mem not found.\n", 1, CHECK_SKIP, NULL },
+	};
+	struct inventory *inv = dgx1_inventory(", peermem_module: nv_peer_mem");
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct section sec[] = {
+			{ "kernel", NULL, "3.10.0-957.el7.x86_64\n", 0 },
+			{ "modinfo-nv_peer_mem", NULL, cases[i].modinfo, cases[i].rc },
+			{ "modinfo-nvidia_peermem", NULL, "modinfo: ERROR: Module nvidia_peermem not found.\n", 1 },
+		};
+		struct facts *f = make_facts(inv, sec, 3);
+		struct check_report *rep = run(inv, f, "peermem.build");
+
+		assert_int_equal(rep->n, 1);
+		assert_int_equal(rep->r[0].status, cases[i].st);
+		if (cases[i].found)
+			assert_string_equal(rep->r[0].found, cases[i].found);
+		check_report_free(rep);
+		facts_free(f);
+	}
+	inventory_free(inv);
+}
+
 #define DCGM FIX "dcgmi-diag/"
 
 /*
@@ -740,6 +786,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_check_id_is_a_usage_error),
 		cmocka_unit_test(test_unreachable_host_is_reported_whatever_checks_select),
 		cmocka_unit_test(test_dcgm_diag_names_the_gpu_or_the_test),
+		cmocka_unit_test(test_peermem_build_vermagic_and_depends),
 		cmocka_unit_test(test_text_report_folds_hosts_and_names_the_check),
 		cmocka_unit_test(test_name_resolving_elsewhere_fails),
 	};

@@ -134,6 +134,57 @@ static void test_dmesg_modules(void **state)
 			  "dmesg-modules: line 1: not a module loader line");
 }
 
+/*
+ * modinfo in kmod's layout ("key:" padded to 16 columns; a signature
+ * continued on tab-indented lines; parm and alias repeated). No public
+ * capture of a peer-memory module's modinfo was found (shared SOURCES.md):
+ * the lines follow kmod's tools/modinfo.c.
+ */
+static void test_modinfo(void **state)
+{
+	const char text[] =
+		"filename:       /lib/modules/3.10.0-957.el7.x86_64/weak-updates/nv_peer_mem.ko\n"
+		"version:        1.0-9\n"
+		"license:        Dual BSD/GPL\n"
+		"description:    NVIDIA GPU memory plug-in\n"
+		"alias:          nv_peer_mem\n"
+		"alias:          nvidia_peer_mem\n"
+		"retpoline:      Y\n"
+		"rhelversion:    7.6\n"
+		"depends:        ib_core,nvidia\n"
+		"vermagic:       3.10.0-862.el7.x86_64 SMP mod_unload modversions \n"
+		"sig_hashalgo:   sha256\n"
+		"signature:      30:82:02:A4:06:09:2A:86:48:86:F7:0D:01:07:02:A0:\n"
+		"\t\t82:02:95:30:82:02:91:02:01:01:31:0D:30:0B:06:09\n"
+		"parm:           debug:int\n"
+		"parm:           peer_mem:int\n";
+	json_t *j = parse_text("modinfo", text, sizeof(text) - 1);
+
+	(void)state;
+	assert_jbool_at(j, "ok", 1);
+	assert_jstr_at(j, "fields/version", "1.0-9");
+	assert_jstr_at(j, "vermagic_kernel", "3.10.0-862.el7.x86_64");
+	assert_jsize_at(j, "depends", 2);
+	assert_jstr_at(j, "depends/0", "ib_core");
+	assert_jsize_at(j, "fields/alias", 2);
+	assert_jsize_at(j, "fields/parm", 2);
+	assert_jstr_at(j, "fields/signature",
+		       "30:82:02:A4:06:09:2A:86:48:86:F7:0D:01:07:02:A0:82:02:95:30:82:02:91:02:01:01:31:0D:30:0B:06:09");
+	json_decref(j);
+
+	static const char missing[] = "modinfo: ERROR: Module nvidia_peermem not found.\n";
+	static const char nofield[] = "filename:       /x.ko\nthis is no field\n";
+	static const char orphan[] = "\t\t00:11\n";
+
+	j = parse_text("modinfo", missing, sizeof(missing) - 1);
+	assert_tool_failure(j, "modinfo: ERROR: Module nvidia_peermem not found.");
+	json_decref(j);
+	expect_error_text("modinfo", nofield, sizeof(nofield) - 1,
+			  "modinfo: line 2: expected 'field: value'");
+	expect_error_text("modinfo", orphan, sizeof(orphan) - 1,
+			  "modinfo: line 1: a continued value before any field");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -144,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_os_release_quoting_rules),
 		cmocka_unit_test(test_getenforce),
 		cmocka_unit_test(test_dmesg_modules),
+		cmocka_unit_test(test_modinfo),
 	};
 	return cmocka_run_group_tests_name("parse-os", tests, NULL, NULL);
 }

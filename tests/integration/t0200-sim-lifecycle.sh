@@ -3,7 +3,8 @@
 # logs in with the sim's key and known_hosts (strict checking) and lands on the
 # node (its own hostname); status reports it; a second sim in another dir
 # gets another port; sim down leaves no process of the cluster behind, not
-# even a command hanging on a `hang` node.
+# even a command hanging on a `hang` node. A command runs under the login
+# shell of the node's OS (bash), whose words a missing command gets.
 . "$(dirname "$0")/lib.sh"
 command -v ssh >/dev/null && [ -x /usr/sbin/sshd ] || skip sshd "needs the OpenSSH client and server"
 D=$BRINGUP_SIM_DIR
@@ -23,6 +24,10 @@ grep -qx "NODE_NAME='$name1'" "$D/nodes/$name1/node.conf" || fail "node.conf of 
 [ "$(sim_ssh 127.0.1.1 hostname)" = "$name1" ] || fail "hostname on 127.0.1.1 is not $name1"
 [ "$(sim_ssh 127.0.1.4 hostname)" = "$name4" ] || fail "hostname on 127.0.1.4 is not $name4"
 sim_ssh 127.0.1.1 'exit 7' </dev/null; [ $? -eq 7 ] || fail "exit status not passed through"
+# root's login shell is bash; a missing command reads as RHEL 7.6's bash 4 says it
+err=$(sim_ssh 127.0.1.1 'nosuchtool --version' 2>&1 </dev/null); rc=$?
+[ $rc -eq 127 ] && [ "$err" = "bash: nosuchtool: command not found" ] ||
+	fail "a missing command on a RHEL 7 node: exit $rc, '$err'"
 [ "$(echo piped | sim_ssh 127.0.1.2 'cat; echo err >&2' 2>/dev/null)" = piped ] ||
 	fail "stdin/stdout not passed through"
 grep -q ' hostname$' "$D/nodes/$name1/log/commands.log" || fail "command not logged"

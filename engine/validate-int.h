@@ -36,12 +36,12 @@ char *validate_slow_gpus(struct task_ctx *t, size_t i);
 /* The median of v[0..n) (0 when n is 0). */
 double validate_median(const double *v, size_t n);
 /*
- * Whether v[i] lies far below the others: more than 3.5 robust standard
- * deviations (1.4826 x MAD) under the median, and more than min_drop_pct
- * below it. *ret_median gets the median. Needs 3 values at least.
+ * The fleet's low outliers, median and MAD computed once: low[i] tells
+ * whether v[i] lies more than 3.5 robust standard deviations (1.4826 x
+ * MAD) under the median and more than min_drop_pct below it. Returns the
+ * median. Fewer than 3 values: none is an outlier.
  */
-bool validate_outlier_low(const double *v, size_t n, size_t i, double min_drop_pct,
-			  double *ret_median);
+double validate_outliers_low(const double *v, size_t n, double min_drop_pct, bool *low);
 
 /* validate-mpi.c: the nccl stage across nodes (mpirun). */
 struct host;

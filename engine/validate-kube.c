@@ -487,6 +487,7 @@ static int nccl_stage(struct kube_client *kc, const struct inventory *inv,
 	/* The fleet: a node far below its peers' median, though it passed (as over SSH). */
 	for (int run = 0; run < NRUNS; run++) {
 		double *v = xcalloc(nj + 1, sizeof(*v)), med;
+		bool *low = xcalloc(nj + 1, sizeof(*low));
 		size_t *who = xcalloc(nj + 1, sizeof(*who)), n = 0;
 
 		for (size_t i = 0; i < nj; i++) {
@@ -498,13 +499,15 @@ static int nccl_stage(struct kube_client *kc, const struct inventory *inv,
 				v[n++] = json_number_value(bw);
 			}
 		}
+		med = validate_outliers_low(v, n, 5, low);
 		for (size_t i = 0; i < n; i++)
-			if (validate_outlier_low(v, n, i, 5, &med))
+			if (low[i])
 				validate_finding(findings, VS_WARN, jobs[who[i]].h->name, NULL,
 						 "all_reduce_perf (%s): bus bandwidth %.1f GB/s, the fleet's "
 						 "median is %.1f (outlier by median and MAD)",
 						 run_names[run], v[i], med);
 		free(v);
+		free(low);
 		free(who);
 	}
 	json_object_set_new(stage, "stage", json_string("nccl"));

@@ -328,6 +328,7 @@ int validate_nccl(struct runner *r, const struct inventory *inv,
 	/* The fleet: a node far below its peers' median, though it passed. */
 	for (int k = 0; k < NRUN__N; k++) {
 		double *v = xcalloc(nj ? nj : 1, sizeof(*v)), med;
+		bool *low = xcalloc(nj ? nj : 1, sizeof(*low));
 		size_t *who = xcalloc(nj ? nj : 1, sizeof(*who)), n = 0;
 
 		for (size_t i = 0; i < nj; i++)
@@ -335,13 +336,15 @@ int validate_nccl(struct runner *r, const struct inventory *inv,
 				who[n] = i;
 				v[n++] = jobs[i].m[k].busbw;
 			}
+		med = validate_outliers_low(v, n, 5, low);
 		for (size_t i = 0; i < n; i++)
-			if (validate_outlier_low(v, n, i, 5, &med))
+			if (low[i])
 				validate_finding(findings, VS_WARN, jobs[who[i]].h->name, NULL,
 						 "all_reduce_perf (%s): bus bandwidth %.1f GB/s, the fleet's "
 						 "median is %.1f (outlier by median and MAD)",
 						 nrun_names[k], v[i], med);
 		free(v);
+		free(low);
 		free(who);
 	}
 	json_object_set_new(stage, "stage", json_string("nccl"));

@@ -153,6 +153,7 @@ void validate_resnet_fleet(const struct host *const *hosts, const double *top, s
 {
 	/* The node that drags: far below the fleet's median, though it passed. */
 	double *v = xcalloc(nj ? nj : 1, sizeof(*v)), med;
+	bool *low = xcalloc(nj ? nj : 1, sizeof(*low));
 	size_t *who = xcalloc(nj ? nj : 1, sizeof(*who)), n = 0;
 
 	for (size_t i = 0; i < nj; i++)
@@ -160,13 +161,15 @@ void validate_resnet_fleet(const struct host *const *hosts, const double *top, s
 			who[n] = i;
 			v[n++] = top[i];
 		}
+	med = validate_outliers_low(v, n, 5, low);
 	for (size_t i = 0; i < n; i++)
-		if (validate_outlier_low(v, n, i, 5, &med))
+		if (low[i])
 			validate_finding(findings, VS_WARN, hosts[who[i]]->name, NULL,
 					 "ResNet-50: %.0f images/sec, the fleet's median is %.0f: "
 					 "this node drags a synchronous job (outlier by median "
 					 "and MAD)", v[i], med);
 	free(v);
+	free(low);
 	free(who);
 }
 

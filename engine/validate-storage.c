@@ -175,6 +175,7 @@ int validate_storage(struct runner *r, const struct inventory *inv,
 	run_step(r, inv, o, ok, nok, true, jobs);
 	for (int rw = 0; rw < RW__N; rw++) {
 		double *v = xcalloc(nok ? nok : 1, sizeof(*v));
+		bool *low = xcalloc(nok ? nok : 1, sizeof(*low));
 		size_t *who = xcalloc(nok ? nok : 1, sizeof(*who)), n = 0;
 
 		for (size_t i = 0; i < nok; i++)
@@ -182,21 +183,20 @@ int validate_storage(struct runner *r, const struct inventory *inv,
 				who[n] = i;
 				v[n++] = jobs[i].mbps[rw];
 			}
-		med[rw] = validate_median(v, n);
+		med[rw] = validate_outliers_low(v, n, 5, low);
 		for (size_t i = 0; i < n; i++) {
-			double m;
-
 			if (v[i] * 100 < c->min_fraction_pct * med[rw])
 				validate_finding(findings, VS_FAIL, jobs[who[i]].h->name, rw_names[rw],
 						 "fio sequential %s %.0f MB/s, under %u%% of the fleet's "
 						 "median %.0f MB/s (all %zu nodes at once)", rw_names[rw],
 						 v[i], c->min_fraction_pct, med[rw], nok);
-			else if (validate_outlier_low(v, n, i, 5, &m))
+			else if (low[i])
 				validate_finding(findings, VS_WARN, jobs[who[i]].h->name, rw_names[rw],
 						 "fio sequential %s %.0f MB/s, the fleet's median is %.0f "
-						 "(outlier by median and MAD)", rw_names[rw], v[i], m);
+						 "(outlier by median and MAD)", rw_names[rw], v[i], med[rw]);
 		}
 		free(v);
+		free(low);
 		free(who);
 	}
 	for (size_t i = 0; i < nok; i++) {

@@ -230,14 +230,14 @@ double validate_median(const double *v, size_t n)
 	return med;
 }
 
-bool validate_outlier_low(const double *v, size_t n, size_t i, double min_drop_pct,
-			  double *ret_median)
+double validate_outliers_low(const double *v, size_t n, double min_drop_pct, bool *low)
 {
 	double med = validate_median(v, n), *dev, mad;
 
-	*ret_median = med;
+	for (size_t i = 0; i < n; i++)
+		low[i] = false;
 	if (n < 3 || med <= 0)
-		return false;
+		return med;
 	dev = xmalloc(n * sizeof(*dev));
 	for (size_t k = 0; k < n; k++)
 		dev[k] = v[k] > med ? v[k] - med : med - v[k];
@@ -246,6 +246,8 @@ bool validate_outlier_low(const double *v, size_t n, size_t i, double min_drop_p
 	/* 1.4826 MAD estimates sigma for normal data; 3.5 is the usual cut
 	 * (Iglewicz and Hoaglin). A floor on the drop keeps a fleet whose
 	 * figures are all alike (MAD near 0) from calling noise an outlier. */
-	return med - v[i] > 3.5 * 1.4826 * mad && (med - v[i]) * 100 / med > min_drop_pct;
+	for (size_t i = 0; i < n; i++)
+		low[i] = med - v[i] > 3.5 * 1.4826 * mad && (med - v[i]) * 100 / med > min_drop_pct;
+	return med;
 }
 

@@ -294,24 +294,30 @@ static void test_mpi_host_fault(void **state)
 static void test_outliers(void **state)
 {
 	double v[64], med;
+	bool low[64];
 
 	(void)state;
 	for (size_t i = 0; i < 64; i++)
 		v[i] = 128 + (double)(i % 5) * 0.6;     /* +/-1% noise */
+	validate_outliers_low(v, 64, 5, low);
 	for (size_t i = 0; i < 64; i++)
-		assert_false(validate_outlier_low(v, 64, i, 5, &med));
+		assert_false(low[i]);
 	v[17] = 115;                                   /* 10% slow */
-	assert_true(validate_outlier_low(v, 64, 17, 5, &med));
+	med = validate_outliers_low(v, 64, 5, low);
+	assert_true(low[17]);
 	assert_true(med > 128 && med < 131);
 	for (size_t i = 0; i < 64; i++)
 		if (i != 17)
-			assert_false(validate_outlier_low(v, 64, i, 5, &med));
+			assert_false(low[i]);
 	/* all equal: MAD 0, a 1% dip is below the 5% floor */
 	for (size_t i = 0; i < 8; i++)
 		v[i] = 100;
 	v[3] = 99;
-	assert_false(validate_outlier_low(v, 8, 3, 5, &med));
-	assert_false(validate_outlier_low(v, 2, 0, 5, &med)); /* too few */
+	validate_outliers_low(v, 8, 5, low);
+	assert_false(low[3]);
+	v[0] = 10;                                     /* too few to tell */
+	validate_outliers_low(v, 2, 5, low);
+	assert_false(low[0]);
 	assert_true(validate_median(v, 0) == 0);
 }
 

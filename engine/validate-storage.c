@@ -161,6 +161,11 @@ int validate_storage(struct runner *r, const struct inventory *inv,
 	nok = validate_reachable(r, o->hosts, o->nhosts, ok, findings, inv);
 	for (size_t i = 0; i < nok; i++)
 		if (!storage_dir(c, &inv->hosts[ok[i]])) {
+			/* The message names the host: made before ok[] goes. */
+			int rc = err_set(err, ERR_USAGE, "validate storage: host %s: no directory "
+					 "to test (set validate.storage.directory or the var "
+					 "gpfs_mount_point)", inv->hosts[ok[i]].name);
+
 			free(ok);
 			free(good);
 			free(jobs);
@@ -168,9 +173,7 @@ int validate_storage(struct runner *r, const struct inventory *inv,
 			json_decref(findings);
 			json_decref(results);
 			json_decref(scaling);
-			return err_set(err, ERR_USAGE, "validate storage: host %s: no directory to "
-				       "test (set validate.storage.directory or the var "
-				       "gpfs_mount_point)", inv->hosts[ok[i]].name);
+			return rc;
 		}
 	run_step(r, inv, o, ok, nok, true, jobs);
 	for (int rw = 0; rw < RW__N; rw++) {

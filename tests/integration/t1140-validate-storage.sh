@@ -38,4 +38,11 @@ s = json.load(open(sys.argv[1]))["stages"][0]
 f = [(x["status"], x["host"], x["subject"]) for x in s["findings"]]
 assert f == [("fail", "dgx02", "write"), ("fail", "dgx02", "read")], f
 PY
+
+# nowhere to write: a usage error naming the first such host (the message
+# was once made from a freed array: make asan catches that)
+sed '/^    gpfs_mount_point: /d; /^    directory: /d' "$INV" >"$TEST_DIR/nodir.yaml"
+out=$("$BRINGUP" validate --no-baseline -i "$TEST_DIR/nodir.yaml" --stage storage 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "validate storage: host dgx01: no directory to test" ||
+	fail "no storage directory: exit $rc: $out"
 exit 0

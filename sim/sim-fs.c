@@ -133,9 +133,10 @@ static int remove_at(int dirfd, const char *name, struct err *err)
 	}
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == EACCES) {
-		/* overlayfs leaves its work/work dir with mode 000. */
-		fchmodat(dirfd, name, 0700, 0);
-		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		/* overlayfs leaves its work/work dir with mode 000; when the
+		 * chmod fails, its errno is what the message says. */
+		if (!fchmodat(dirfd, name, 0700, 0))
+			fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
 	if (fd < 0)
 		return err_set(err, ERR_IO, "cannot remove %s: %s", name, strerror(errno));

@@ -401,6 +401,9 @@ static int sminfo_line(void *state, struct pline *ln, struct err *err)
 		jset_str(root, "error", q ? q : p);
 		return 0;
 	}
+	/* The shell's "bash: sminfo: command not found" (OFED not installed). */
+	if (parse_tool_line(root, ln->text, NULL, 0, NULL))
+		return 0;
 	if (sscanf(ln->text, "sminfo: sm lid %lld sm guid %63[^,], activity count %lld priority %lld state %lld %63s%n",
 		   &lid, guid, &count, &prio, &smstate, name, &used) != 6 ||
 	    ln->text[used])

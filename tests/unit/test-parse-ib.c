@@ -270,6 +270,13 @@ static void test_sminfo(void **state)
 	json_decref(j);
 	expect_error("sminfo", "malformed_line1_priority_not_a_number.txt",
 		     "sminfo: line 1: not an sminfo line");
+	/* no OFED: the shell's words (RHEL 7's bash 4, bash 5.1+) are the result */
+	j = parse_text("sminfo", "bash: sminfo: command not found\n", 32);
+	assert_tool_failure(j, "bash: sminfo: command not found");
+	json_decref(j);
+	j = parse_text("sminfo", "bash: line 1: sminfo: command not found\n", 40);
+	assert_tool_failure(j, "bash: line 1: sminfo: command not found");
+	json_decref(j);
 }
 
 static void test_ofed_info(void **state)

@@ -9,6 +9,7 @@
 #include "../engine/deploy.h"
 #include "../engine/eventlog.h"
 #include "../engine/jsontext.h"
+#include "../engine/kube-objects.h"
 #include "../engine/nodeset.h"
 #include "../engine/runner.h"
 #include "../engine/template.h"
@@ -412,6 +413,8 @@ static int open_journal(const struct inventory *inv, const struct playbook *pb,
 			const char *inv_path, bool resume, struct run_paths *rp,
 			struct journal **ret, struct err *err)
 {
+	const char *key;
+	json_t *prior, *v;
 	char *path;
 	int rc;
 
@@ -433,14 +436,30 @@ static int open_journal(const struct inventory *inv, const struct playbook *pb,
 		}
 		return rc;
 	}
+	/* What earlier runs learnt of the cluster (the GPFS cluster ID, the
+	 * mount point) stays known: `deploy --tags openshift` after a full
+	 * deploy builds its PersistentVolume from them. This run's stages
+	 * record over them. */
+	if (!(prior = kube_records_load(rp->state_dir, err))) {
+		fprintf(stderr, "bringup deploy: warning: the last run's records are not carried "
+			"over: %s\n", err_msg(err));
+		err_clear(err);
+		prior = json_object();
+	}
 	rp->run_id = run_id_new();
 	rp->run_dir = xasprintf("%s/runs/%s", rp->state_dir, rp->run_id);
-	if ((rc = mkdir_p(rp->run_dir, err)))
+	if ((rc = mkdir_p(rp->run_dir, err))) {
+		json_decref(prior);
 		return rc;
+	}
 	path = xasprintf("%s/journal.json", rp->run_dir);
 	*ret = journal_new(path, &(struct journal_meta){ rp->run_id, inv->cluster_name,
 			   pb->name, BRINGUP_VERSION, inv_path });
 	free(path);
+	json_object_foreach(prior, key, v)
+		if (json_is_string(v))
+			journal_record(*ret, key, json_string_value(v));
+	json_decref(prior);
 	if ((rc = journal_save(*ret, err)) ||
 	    (rc = run_mark_last(rp->state_dir, rp->run_id, err))) {
 		journal_free(*ret);
@@ -539,6 +558,7 @@ int cmd_deploy(int argc, char **argv)
 	struct inventory *inv = NULL;
 	struct playbook *pb = NULL;
 	struct journal *journal = NULL;
+	json_t *check_records = NULL;
 	struct runlog *log = NULL;
 	struct deploy *d = NULL;
 	struct run_paths rp = { 0 };
@@ -579,6 +599,10 @@ int cmd_deploy(int argc, char **argv)
 		rp.run_id = xasprintf("%s-check", id);
 		rp.run_dir = xasprintf("%s/runs/%s", rp.state_dir, rp.run_id);
 		free(id);
+		/* A dry run starts from what the last run learnt, as a real one does. */
+		if (!(check_records = kube_records_load(rp.state_dir, &err)))
+			err_clear(&err);
+		a.o.records = check_records;
 	} else if (run_lock(rp.state_dir, &lock_fd, &err) ||
 		   open_journal(inv, pb, a.inv_path, a.resume, &rp, &journal, &err)) {
 		status = cmd_fail_inv(inv, &err);
@@ -648,6 +672,7 @@ out:
 	deploy_free(d);
 	runlog_free(log);
 	journal_free(journal);
+	json_decref(check_records);
 	playbook_free(pb);
 	inventory_free(inv);
 	run_paths_release(&rp);

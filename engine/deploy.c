@@ -38,6 +38,7 @@ struct deploy {
 	const struct playbook *pb;
 	struct deploy_opts o;
 	struct journal *journal;
+	json_t *records;              /* mod_record values so far, with earlier runs'; owned */
 	struct runlog *log;
 	struct runner *runner;
 	volatile sig_atomic_t cancelled;
@@ -115,6 +116,11 @@ int deploy_new(const struct inventory *inv, const struct playbook *pb,
 	d->o = *o;
 	d->journal = journal;
 	d->log = log;
+	if (journal && json_is_object(json_object_get(journal_json(journal), "records")))
+		d->records = json_deep_copy(json_object_get(journal_json(journal), "records"));
+	else
+		d->records = json_is_object(o->records) ? json_deep_copy(o->records) : json_object();
+	d->o.records = NULL;
 	d->ncols = inv->nhosts + 1;
 	d->cells = xcalloc(pb->nstages * d->ncols, sizeof(*d->cells));
 	d->blocked = xcalloc(pb->nstages * d->ncols, sizeof(*d->blocked));
@@ -156,6 +162,7 @@ void deploy_free(struct deploy *d)
 	}
 	for (size_t i = 0; i < d->ncols; i++)
 		free(d->failed[i]);
+	json_decref(d->records);
 	free(d->cells);
 	free(d->blocked);
 	free(d->selected);
@@ -368,12 +375,15 @@ static void job_done(struct deploy *d, struct host_job *job, struct task *task)
 	c->err_code = task->rc;
 	strlist_clear(&c->changes);
 	strlist_clear(&c->diffs);
-	if (d->journal && !task->rc) {
+	if (!task->rc) {
 		const char *k;
 		json_t *v;
 
-		json_object_foreach(job->mc.record, k, v)
-			journal_record(d->journal, k, json_string_value(v));
+		json_object_foreach(job->mc.record, k, v) {
+			json_object_set(d->records, k, v);
+			if (d->journal)
+				journal_record(d->journal, k, json_string_value(v));
+		}
 	}
 	for (size_t i = 0; i < job->mc.changes.n; i++) {
 		/* A managed file's diff shows its contents: secrets included. */
@@ -506,6 +516,10 @@ static void job_init(struct deploy *d, struct host_job *job, struct task *task,
 		job->mc.probe = &d->probes[stage * d->ncols + host];
 	if (s->run_once)
 		job->mc.run_hosts = run_hosts(d);
+	if (s->local) {
+		job->mc.inv = d->inv;
+		job->mc.records = json_deep_copy(d->records);
+	}
 	/* Never a NULL host list, even empty: runner.c memcpy()s it. */
 	*task = (struct task){ .hosts = &job->hidx, .nhosts = s->local ? 0 : 1,
 			       .fn = host_task, .arg = job };
@@ -623,7 +637,8 @@ static size_t stage_hosts(const struct deploy *d, const struct stage *s, size_t 
 	size_t n = 0;
 
 	if (s->local) {
-		out[n++] = d->inv->nhosts;
+		if (!s->absent)
+			out[n++] = d->inv->nhosts;
 		return n;
 	}
 	for (size_t i = 0; i < s->nhosts; i++)

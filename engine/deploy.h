@@ -10,6 +10,7 @@
 #ifndef BRINGUP_DEPLOY_H
 #define BRINGUP_DEPLOY_H
 
+#include <jansson.h>
 #include <stdbool.h>
 
 #include "err.h"
@@ -29,6 +30,9 @@ struct deploy_opts {
 	unsigned forks;
 	unsigned command_timeout_s; /* 0: the inventory's */
 	bool accept_new_host_keys;
+	/* What earlier runs recorded ({KEY: VALUE}; borrowed, may be NULL):
+	 * where a --check run, which has no journal, starts from. */
+	const json_t *records;
 };
 
 /* The outcome for one stage on one host. */

@@ -38,6 +38,7 @@ void mod_ctx_release(struct mod_ctx *mc)
 	json_decref(mc->set);
 	json_decref(mc->files);
 	json_decref(mc->run_hosts);
+	json_decref(mc->records);
 	json_decref(mc->record);
 	json_decref(mc->host_failures);
 	strlist_clear(&mc->changes);
@@ -54,6 +55,16 @@ const char *mod_host(const struct mod_ctx *mc)
 const json_t *mod_run_hosts(const struct mod_ctx *mc)
 {
 	return mc->run_hosts;
+}
+
+const struct inventory *mod_inventory(const struct mod_ctx *mc)
+{
+	return mc->inv;
+}
+
+const json_t *mod_records(const struct mod_ctx *mc)
+{
+	return mc->records;
 }
 
 void mod_record(struct mod_ctx *mc, const char *key, const char *value)

@@ -17,6 +17,8 @@
 #include "runner.h"
 #include "strlist.h"
 
+struct inventory;
+
 enum mod_phase { PHASE_CHECK, PHASE_APPLY, PHASE_VERIFY };
 
 struct mod_ctx {
@@ -30,6 +32,8 @@ struct mod_ctx {
 	json_t *set;                /* mod_set values; owned */
 	json_t *files;              /* mod_probe's cache: path -> {mode, content} | null */
 	json_t *run_hosts;          /* run_once stages: mod_run_hosts(); owned, else NULL */
+	const struct inventory *inv; /* local stages: mod_inventory(); borrowed, else NULL */
+	json_t *records;            /* local stages: mod_records(); owned, else NULL */
 	json_t *record;             /* mod_record values for the run's state; owned */
 	json_t *host_failures;      /* mod_fail_host: host -> message; owned */
 	const char *script;         /* template the next command reads on stdin (for the log) */

@@ -527,6 +527,10 @@ int playbook_resolve(struct playbook *pb, const struct inventory *inv, struct er
 		s->nhosts = 0;
 		if (!s->local && resolve_hosts(pb, s, inv, err))
 			return ERR_INVENTORY;
+		s->absent = s->local && s->optional && s->module->applies &&
+			    !s->module->applies(inv);
+		if (s->absent)
+			continue;
 		for (size_t k = 0; k < (s->local ? 1 : s->nhosts); k++) {
 			const struct host *h = s->local ? &local_host : &inv->hosts[s->host_idx[k]];
 			json_t *obj;

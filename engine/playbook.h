@@ -60,6 +60,7 @@ struct stage {
 	/* Filled by playbook_resolve(). */
 	size_t *host_idx;     /* into inv->hosts, inventory order */
 	size_t nhosts;
+	bool absent;          /* optional local stage whose module does not apply */
 };
 
 struct playbook {

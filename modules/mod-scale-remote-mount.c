@@ -427,12 +427,14 @@ static int sm_verify(struct mod_ctx *mc)
 	return rc ? rc : record_state(mc);
 }
 
-/* A converged check records the state too: a second run keeps it current. */
+/* A converged check records the state too (read-only queries, so under
+ * --check as well): a second run keeps it current, and the openshift
+ * stage's dry run can build its PersistentVolume. */
 static int sm_check_record(struct mod_ctx *mc)
 {
 	int rc = sm_check(mc);
 
-	if (!rc && !mod_nchanges(mc) && !mod_checking(mc) && *mod_param_str(mc, "remote_cluster"))
+	if (!rc && !mod_nchanges(mc) && *mod_param_str(mc, "remote_cluster"))
 		rc = record_state(mc);
 	return rc;
 }

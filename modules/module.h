@@ -72,6 +72,12 @@ struct stage_module {
 	int (*check)(struct mod_ctx *mc);
 	int (*apply)(struct mod_ctx *mc);
 	int (*verify)(struct mod_ctx *mc); /* NULL: check again, expect no change */
+	/*
+	 * NULL: always. Else whether the inventory has the part of the cluster
+	 * this module sets up; an `optional` local stage whose module does not
+	 * apply is left out of the run, as an optional stage's empty groups are.
+	 */
+	bool (*applies)(const struct inventory *inv);
 };
 
 /* The table in modules.c, sorted by name. */
@@ -100,6 +106,14 @@ bool mod_checking(const struct mod_ctx *mc);          /* --check: change nothing
  * so that it is left out). Borrowed; NULL in per-host and local stages.
  */
 const json_t *mod_run_hosts(const struct mod_ctx *mc);
+/*
+ * A local stage acting on the cluster as a whole (the OpenShift layer,
+ * through the Kubernetes API): the run's inventory, and what earlier
+ * stages of this run recorded with mod_record ({KEY: VALUE}, copied when
+ * the stage starts). Both borrowed; NULL in per-host and run_once stages.
+ */
+const struct inventory *mod_inventory(const struct mod_ctx *mc);
+const json_t *mod_records(const struct mod_ctx *mc);
 /*
  * Records KEY = VALUE in the run's state (journal.json "state"), where a
  * later stage or tool reads what this one found (a cluster ID, a mount path).

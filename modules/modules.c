@@ -10,6 +10,7 @@
 extern const struct stage_module mod_memlock;
 extern const struct stage_module mod_nouveau;
 extern const struct stage_module mod_ofed;
+extern const struct stage_module mod_openshift;
 extern const struct stage_module mod_peermem;
 extern const struct stage_module mod_scale_cluster;
 extern const struct stage_module mod_scale_install;
@@ -24,6 +25,7 @@ const struct stage_module *const stage_modules[] = {
 	&mod_memlock,
 	&mod_nouveau,
 	&mod_ofed,
+	&mod_openshift,
 	&mod_peermem,
 	&mod_scale_cluster,
 	&mod_scale_install,

@@ -84,14 +84,14 @@ static void note(void *arg, const char *what)
 int cmd_apply(int argc, char **argv)
 {
 	struct cmd_getopt g;
-	const char *inv_path = NULL, *kubeconfig = NULL, *state = NULL, *source = NULL, *via = NULL;
+	const char *inv_path = NULL, *kubeconfig = NULL, *state = NULL, *via = NULL;
 	struct kube_objects objs = { NULL, 0 };
 	struct kube_apply_opts opts = { .crd_wait_s = 120, .ready_wait_s = 300, .report = report,
 					.note = note };
 	struct kube_client *kc = NULL;
 	struct inventory *inv = NULL;
 	struct err err = ERR_INIT;
-	char *state_dir = NULL, *kc_path = NULL;
+	char *state_dir = NULL;
 	json_t *records = NULL;
 	unsigned changed = 0;
 	int c, status = EXIT_OK;
@@ -142,10 +142,7 @@ int cmd_apply(int argc, char **argv)
 			status = cmd_fail_inv(inv, &err);
 		goto out;
 	}
-	kc_path = kube_config_path(kubeconfig, json_string_value(json_object_get(
-		json_object_get(inv->vars, "openshift"), "kubeconfig")), &source);
-	if (kube_client_new(kc_path, &kc, &err)) {
-		err_prefix(&err, "kubeconfig from %s: ", source);
+	if (kube_client_for(inv, kubeconfig, &kc, &err)) {
 		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}
@@ -164,7 +161,6 @@ out:
 	kube_objects_release(&objs);
 	json_decref(records);
 	free(state_dir);
-	free(kc_path);
 	inventory_free(inv);
 	err_clear(&err);
 	return status;

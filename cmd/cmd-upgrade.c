@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "../engine/inventory.h"
 #include "../engine/journal.h"
+#include "../engine/kube-objects.h"
 #include "../engine/runlog.h"
 #include "../engine/runner.h"
 #include "../engine/upgrade.h"
@@ -44,19 +45,21 @@ static void usage(FILE *f)
 		"usage: bringup upgrade -i INVENTORY --to ofed=VER [--batch N|P%%] [--check | --resume]\n"
 		"\n"
 		"Moves a running cluster to a new release a batch of nodes at a time. Per node:\n"
-		"the cluster manager role moved away (mmchmgr -c), the quorum guard, mmshutdown,\n"
-		"the new OFED (a reboot when the install needs one), mmbuildgpl, mmstartup, wait\n"
-		"until active, mmmount. A batch holds at most: --batch nodes; as many active\n"
-		"quorum nodes as leave a strict majority active; as many SM hosts as leave a\n"
-		"master and a standby; as many control-plane nodes as leave etcd a majority; all\n"
-		"but one Scale manager/NSD node. A node that fails stops the run at the end of\n"
-		"its batch; no later batch starts; --resume goes on.\n"
+		"with a Kubernetes layer (cluster var openshift) cordon and drain through the\n"
+		"API, honouring PodDisruptionBudgets; the cluster manager role moved away\n"
+		"(mmchmgr -c), the quorum guard, mmshutdown, the new OFED (a reboot when the\n"
+		"install needs one), mmbuildgpl, mmstartup, wait until active, mmmount,\n"
+		"uncordon. A batch holds at most: --batch nodes; as many active quorum nodes as\n"
+		"leave a strict majority active; as many SM hosts as leave a master and a\n"
+		"standby; as many control-plane nodes as leave etcd a majority; all but one\n"
+		"Scale manager/NSD node. A node that fails stops the run at the end of its\n"
+		"batch (cordoned); no later batch starts; --resume goes on.\n"
 		"\n");
 	cmd_print_options(f, cmd_upgrade_options);
 	fprintf(f,
 		"\n"
-		"Not in this version: cordon/drain through the Kubernetes API, scale= and\n"
-		"driver= upgrades, the file system manager role (mmchmgr DEVICE).\n"
+		"Not in this version: scale= and driver= upgrades, the file system manager\n"
+		"role (mmchmgr DEVICE).\n"
 		"Exit status: 0 upgraded (or --check); 1 refused (quorum) or a node failed;\n"
 		"2 usage or inventory error; 3 a host was unreachable.\n");
 }
@@ -146,7 +149,12 @@ static void print_plan(const struct inventory *inv, const struct upg_plan *p,
 		else
 			printf("  %-8s at most %u: %s\n", upg_limit_name(l), p->cap[l], p->why[l]);
 	}
-	printf("kubernetes: no cordon/drain (not in this version of bringup upgrade)\n");
+	if (kube_layer(inv))
+		printf("kubernetes: each batch cordoned and drained before it goes down (evictions "
+		       "honour PodDisruptionBudgets; drain_timeout, default 600 s), uncordoned once "
+		       "back; a node that fails stays cordoned\n");
+	else
+		printf("kubernetes: none (no cluster var openshift): nothing to cordon or drain\n");
 	for (size_t b = 0; b < p->nbatches; b++) {
 		const struct upg_batch *bt = &p->batches[b];
 		char *set = upgrade_batch_set(inv, bt);

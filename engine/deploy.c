@@ -514,7 +514,7 @@ static void job_init(struct deploy *d, struct host_job *job, struct task *task,
 	job->mc.applied = &d->applied;
 	if (!s->local)
 		job->mc.probe = &d->probes[stage * d->ncols + host];
-	if (s->run_once)
+	if (s->run_once || s->local)
 		job->mc.run_hosts = run_hosts(d);
 	if (s->local) {
 		job->mc.inv = d->inv;

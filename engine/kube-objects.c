@@ -162,9 +162,34 @@ static int add_rdma(const struct inventory *inv, json_t *os, json_t *ctx, struct
 	return 0;
 }
 
-static void add_scale_nodes(const struct inventory *inv, json_t *os, json_t *ctx)
+bool kube_layer(const struct inventory *inv)
 {
-	const char *domain = str_or(os, "node_domain", NULL);
+	return json_is_object(json_object_get(inv->vars, OS_VAR));
+}
+
+int kube_client_for(const struct inventory *inv, const char *path,
+		    struct kube_client **ret, struct err *err)
+{
+	const char *source = NULL;
+	char *chosen = kube_config_path(path, json_string_value(json_object_get(
+		json_object_get(inv->vars, OS_VAR), "kubeconfig")), &source);
+	int rc = kube_client_new(chosen, ret, err);
+
+	if (rc)
+		err_prefix(err, "kubeconfig from %s: ", source);
+	free(chosen);
+	return rc;
+}
+
+char *kube_node_name(const struct inventory *inv, const char *host)
+{
+	const char *domain = str_or(json_object_get(inv->vars, OS_VAR), "node_domain", NULL);
+
+	return domain ? xasprintf("%s.%s", host, domain) : xstrdup(host);
+}
+
+static void add_scale_nodes(const struct inventory *inv, json_t *ctx)
+{
 	json_t *out = json_array();
 
 	for (size_t h = 0; h < inv->nhosts; h++) {
@@ -172,7 +197,7 @@ static void add_scale_nodes(const struct inventory *inv, json_t *os, json_t *ctx
 
 		if (!(hp->roles & (1u << ROLE_SCALE_CLIENT)) || !(hp->roles & (1u << ROLE_GPU_WORKER)))
 			continue;
-		char *node = domain ? xasprintf("%s.%s", hp->name, domain) : xstrdup(hp->name);
+		char *node = kube_node_name(inv, hp->name);
 
 		json_array_append_new(out, json_pack("{s:s}", "node", node));
 		free(node);
@@ -442,7 +467,7 @@ static json_t *build_context(const struct inventory *inv, const json_t *records,
 		json_decref(ctx);
 		return NULL;
 	}
-	add_scale_nodes(inv, os, ctx);
+	add_scale_nodes(inv, ctx);
 	add_mpi_operator(os, ctx);
 	return ctx;
 }

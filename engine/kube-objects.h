@@ -19,6 +19,7 @@
 
 #include "err.h"
 #include "inventory.h"
+#include "kube-client.h"
 
 struct kube_object {
 	char *api_version;  /* "rbac.authorization.k8s.io/v1" */
@@ -68,5 +69,20 @@ int kube_objects_write(const struct kube_objects *o, const char *dir, struct err
  * new JSON object; an empty one when there was no run.
  */
 json_t *kube_records_load(const char *state_dir, struct err *err);
+
+/* Whether the inventory has a Kubernetes layer: the cluster var openshift. */
+bool kube_layer(const struct inventory *inv);
+
+/*
+ * A client for the inventory's cluster (caller frees): the kubeconfig at
+ * `path` when given (--kubeconfig), else as kube_config_path() chooses with
+ * the inventory's openshift.kubeconfig; an error names where it came from.
+ */
+int kube_client_for(const struct inventory *inv, const char *path,
+		    struct kube_client **ret, struct err *err);
+
+/* The Kubernetes node name of inventory host `host`: the host name, plus
+ * "." and the cluster var openshift.node_domain when set. Caller frees. */
+char *kube_node_name(const struct inventory *inv, const char *host);
 
 #endif

@@ -2,6 +2,7 @@
  * The rolling upgrade's probe and playbook; see upgrade.h.
  */
 #include "upgrade.h"
+#include "kube-objects.h"
 #include "nodeset.h"
 #include "parse.h"
 #include "runlog.h"
@@ -230,6 +231,8 @@ void upgrade_playbook(const struct inventory *inv, const struct upg_plan *p,
 	strbuf_addstr(out, "# Written by `bringup upgrade`: one block of stages per batch, run in\n"
 		      "# order; the last stage of a batch stops the run when a node failed.\n"
 		      "name: upgrade\nstages:\n");
+	bool kube = kube_layer(inv);
+
 	for (size_t b = 0; b < p->nbatches; b++) {
 		char *set = upgrade_batch_set(inv, &p->batches[b]);
 		struct strbuf names = STRBUF_INIT;
@@ -237,6 +240,10 @@ void upgrade_playbook(const struct inventory *inv, const struct upg_plan *p,
 		for (size_t i = 0; i < p->batches[b].n; i++)
 			strbuf_addf(&names, "%s%s", i ? "," : "",
 				    inv->hosts[p->batches[b].nodes[i]].name);
+		if (kube)
+			strbuf_addf(out, "  - name: b%zu-drain\n    module: kube_node\n"
+				    "    params: { action: drain, nodes: \"%s\" }\n"
+				    "    max_fail_percent: 0\n", b + 1, names.buf);
 		strbuf_addf(out, "  - name: b%zu-scale-stop\n    module: scale_node\n"
 			    "    hosts: \"%s\"\n    params: { action: stop, avoid: \"%s\" }\n",
 			    b + 1, set, names.buf);
@@ -250,9 +257,16 @@ void upgrade_playbook(const struct inventory *inv, const struct upg_plan *p,
 			}
 			strbuf_addch(out, '\n');
 		}
+		/* The batch's last stage stops the run when one of its nodes failed:
+		 * with Kubernetes that is the uncordon, which gives the others
+		 * back first and leaves the failed ones cordoned. */
 		strbuf_addf(out, "  - name: b%zu-scale-start\n    module: scale_node\n"
-			    "    hosts: \"%s\"\n    params: { action: start }\n"
-			    "    max_fail_percent: 0\n", b + 1, set);
+			    "    hosts: \"%s\"\n    params: { action: start }\n%s", b + 1, set,
+			    kube ? "" : "    max_fail_percent: 0\n");
+		if (kube)
+			strbuf_addf(out, "  - name: b%zu-uncordon\n    module: kube_node\n"
+				    "    params: { action: uncordon, nodes: \"%s\" }\n"
+				    "    max_fail_percent: 0\n", b + 1, names.buf);
 		strbuf_release(&names);
 		free(set);
 	}

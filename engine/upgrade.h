@@ -2,11 +2,13 @@
  * The rolling upgrade (`bringup upgrade`): what it reads before it plans
  * (which nodes are down already), and the playbook it runs. An upgrade is a
  * generated playbook run by deploy.c: per batch, in order, the stages
- * scale_node stop (cluster manager role moved away, quorum guard,
- * mmshutdown), ofed (the new release, a reboot when the install needs one),
- * scale_node start (mmbuildgpl, mmstartup, wait active, mount), the last
- * with max_fail_percent 0: a node that failed stops the run at the end of
- * its batch, and no later batch starts. The journal gives --resume.
+ * kube_node drain (with a Kubernetes layer: cordon, evictions that honour
+ * PodDisruptionBudgets), scale_node stop (cluster manager role moved away,
+ * quorum guard, mmshutdown), ofed (the new release, a reboot when the
+ * install needs one), scale_node start (mmbuildgpl, mmstartup, wait
+ * active, mount), kube_node uncordon; the last with max_fail_percent 0: a
+ * node that failed stops the run at the end of its batch (left cordoned),
+ * and no later batch starts. The journal gives --resume.
  */
 #ifndef BRINGUP_UPGRADE_H
 #define BRINGUP_UPGRADE_H
@@ -42,7 +44,9 @@ int upgrade_probe(struct runner *r, const struct inventory *inv, bool *down,
 struct upg_node *upgrade_nodes(const struct inventory *inv, const bool *down,
 			       char *const *state);
 
-/* The playbook of the plan (YAML, appended to out). */
+/* The playbook of the plan (YAML, appended to out). With a Kubernetes
+ * layer (kube_layer()) each batch is cordoned and drained before it goes
+ * down, and uncordoned once back (modules/mod-kube-node.c). */
 void upgrade_playbook(const struct inventory *inv, const struct upg_plan *p,
 		      const struct upgrade_to *to, const char *ofed_tarball,
 		      struct strbuf *out);

@@ -34,10 +34,6 @@ static const struct param_spec params[] = {
 	{ NULL },
 };
 
-static bool applies(const struct inventory *inv)
-{
-	return json_is_object(json_object_get(inv->vars, "openshift"));
-}
 
 /*
  * Whether the PersistentVolume can be built: the Spectrum Scale stages
@@ -97,7 +93,6 @@ static void on_wait(void *arg, const char *what)
 static int run(struct mod_ctx *mc, bool real)
 {
 	const struct inventory *inv = mod_inventory(mc);
-	const char *source = NULL;
 	struct kube_objects objs = { NULL, 0 };
 	struct kube_client *kc = NULL;
 	struct run r = { mc, real, 0 };
@@ -108,7 +103,6 @@ static int run(struct mod_ctx *mc, bool real)
 		.ready_wait_s = real ? mod_param_uint(mc, "ready_timeout") : 0,
 		.report = on_object, .note = on_wait, .arg = &r,
 	};
-	char *path;
 	int rc;
 
 	if (!inv)
@@ -117,24 +111,16 @@ static int run(struct mod_ctx *mc, bool real)
 		return mod_skip(mc, "the PersistentVolume needs the GPFS cluster ID, file system UID "
 				"and mount point, which stage scale_remote_mount records once the "
 				"file system is mounted: nothing to compare yet");
-	path = kube_config_path(NULL, json_string_value(json_object_get(
-		json_object_get(inv->vars, "openshift"), "kubeconfig")), &source);
-	if ((rc = kube_objects_build(inv, mod_records(mc), &objs, &err)))
-		goto out;
-	if ((rc = kube_client_new(path, &kc, &err))) {
-		err_prefix(&err, "kubeconfig from %s: ", source);
-		goto out;
-	}
-	rc = kube_apply(kc, &objs, &opts, &err);
+	if (!(rc = kube_objects_build(inv, mod_records(mc), &objs, &err)) &&
+	    !(rc = kube_client_for(inv, NULL, &kc, &err)))
+		rc = kube_apply(kc, &objs, &opts, &err);
 	if (!rc && real)
 		mod_note(mc, "%u objects changed on %s", r.changed, kube_client_server(kc));
-out:
 	if (rc)
 		rc = mod_fail(mc, rc, "%s", err_msg(&err));
 	err_clear(&err);
 	kube_client_free(kc);
 	kube_objects_release(&objs);
-	free(path);
 	return rc;
 }
 
@@ -156,5 +142,5 @@ const struct stage_module mod_openshift = {
 	.params = params,
 	.check = check,
 	.apply = apply,
-	.applies = applies,
+	.applies = kube_layer,
 };

@@ -99,11 +99,12 @@ bool mod_checking(const struct mod_ctx *mc);          /* --check: change nothing
 
 /*
  * For a run_once module that acts for a whole group of hosts (GPFS
- * administration on a manager node): every host of this run (inventory
+ * administration on a manager node), and local ones: every host of this run (inventory
  * order, --limit applied) as a JSON array of objects {"name", "roles":
  * [group names], "vars": {...}, "hcas": [{"name", "port", "link_layer"}],
  * "failed": "why"} ("failed" only where an earlier stage failed on the host,
- * so that it is left out). Borrowed; NULL in per-host and local stages.
+ * so that it is left out). Local stages get it too (a drain or uncordon
+ * of the nodes that did not fail). Borrowed; NULL in per-host stages.
  */
 const json_t *mod_run_hosts(const struct mod_ctx *mc);
 /*

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+extern const struct stage_module mod_kube_node;
 extern const struct stage_module mod_memlock;
 extern const struct stage_module mod_nouveau;
 extern const struct stage_module mod_ofed;
@@ -22,6 +23,7 @@ extern const struct stage_module mod_selinux_ib;
 extern const struct stage_module mod_subnet_manager;
 
 const struct stage_module *const stage_modules[] = {
+	&mod_kube_node,
 	&mod_memlock,
 	&mod_nouveau,
 	&mod_ofed,

@@ -13,24 +13,8 @@ sim_up -n 2 --state ready
 STATE=$TEST_DIR/deploy-state
 kube_up --nodes dgx01.sim.example.com,dgx02.sim.example.com
 
-# The same cluster with the OpenShift layer: the PoC's openshift var, its
-# nodes named dgxNN.sim.example.com, no openshift.scale (deploy records it).
-awk -v kcfg="$KCFG" '
-	{ print }
-	/^  vars:$/ && !done {
-		print "    openshift:"
-		print "      kubeconfig: \"" kcfg "\""
-		print "      user_namespaces: [adas]"
-		print "      node_domain: sim.example.com"
-		print "      csi:"
-		print "        host_path: /gpfs/ess3000_4M"
-		print "        local: { gui_host: 192.168.1.30, secret: csisecret-local, primary_fs: fs0, primary_fset: csifset }"
-		print "        remote:"
-		print "          - { id: \"215057217487177715\", gui_host: 192.168.1.52, secret: csisecret-remote }"
-		print "      volumes:"
-		print "        - { name: adas-data, dir: adas, storage: 100Gi }"
-		done = 1
-	}' "$INV" >"$TEST_DIR/inv-os.yaml"
+# The same cluster with the OpenShift layer (no openshift.scale: deploy records it).
+kube_inventory "$INV" "$TEST_DIR/inv-os.yaml"
 OSINV=$TEST_DIR/inv-os.yaml
 deploy() { "$BRINGUP" deploy -i "$OSINV" --state-dir "$STATE" --timeout "$(slow 120)" "$@"; }
 

@@ -46,6 +46,13 @@ Also for `validate --via kubernetes` (t1250-):
   - a small Job controller (batch/v1): a Job's pod NAME-h8v2q (label
     job-name) runs its `sh -c SCRIPT` with the node's stand-ins first on
     PATH; its output becomes the pod's log, the Job Complete or Failed.
+For cordon and drain (bringup upgrade, t1520): merge patches
+(application/merge-patch+json, RFC 7386) of any object, fieldSelector
+spec.nodeName=X, PodDisruptionBudgets (policy/v1, minAvailable) and the
+pods/eviction subresource (429 TooManyRequests when a budget forbids it,
+with the real server's wording; an evicted pod ends after --evict-delay
+seconds and, when a ReplicaSet controls it, starts again on a schedulable
+node). Pods and budgets come from --seed files.
 Every request is logged as one JSON line to --log (method, path, query,
 content type, whether a bearer token came; never the token).
 Prints "ready PORT" once listening.
@@ -76,6 +83,7 @@ BUILTIN = [
     ("", "v1", "pods", "Pod", True),
     ("apps", "v1", "daemonsets", "DaemonSet", True),
     ("batch", "v1", "jobs", "Job", True),
+    ("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True),
     ("rbac.authorization.k8s.io", "v1", "roles", "Role", True),
     ("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", True),
     ("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", False),
@@ -376,6 +384,8 @@ class Handler(BaseHTTPRequestHandler):
             store[key]["status"] = patch.get("status", store[key].get("status"))
             bump(key)
             return 200, store[key]
+        if sub == "eviction" and method == "POST" and res[3] == "Pod":
+            return evict(key)
         if sub:
             return status(404, "NotFound", "the server could not find the requested resource")
         if method == "DELETE" and name:
@@ -400,6 +410,14 @@ class Handler(BaseHTTPRequestHandler):
         if method != "PATCH":
             return status(405, "MethodNotAllowed", "only GET and PATCH here")
         ct = (self.headers.get("Content-Type") or "").split(";")[0].strip()
+        if ct == "application/merge-patch+json":
+            if key not in store:
+                return status(404, "NotFound", '%s "%s" not found' % (gr, name))
+            new = merge_patch(copy.deepcopy(store[key]), json.loads(body or b"{}"))
+            if content(new) != content(store[key]):
+                store[key] = new
+                bump(key)
+            return 200, store[key]
         if ct != "application/apply-patch+yaml":
             return status(415, "UnsupportedMediaType",
                           "the body of the request was in an unknown format - accepted media "
@@ -456,12 +474,91 @@ def selected(o, q):
         k, _, v = f.partition("=")
         if k == "metadata.name" and m.get("name") != v:
             return False
+        if k == "spec.nodeName" and (o.get("spec") or {}).get("nodeName") != v:
+            return False
     labels = m.get("labels") or {}
     for f in filter(None, (q.get("labelSelector") or [""])[0].split(",")):
         k, _, v = f.partition("=")
         if labels.get(k) != v:
             return False
     return True
+
+
+def merge_patch(target, patch):
+    """RFC 7386: null removes a key, objects merge, anything else replaces."""
+    if not isinstance(patch, dict):
+        return patch
+    if not isinstance(target, dict):
+        target = {}
+    for k, v in patch.items():
+        if v is None:
+            target.pop(k, None)
+        else:
+            target[k] = merge_patch(target.get(k), v)
+    return target
+
+
+def evict(key):
+    """POST .../pods/NAME/eviction (lock held), as the real server answers it:
+    429 when a PodDisruptionBudget whose selector matches the pod would fall
+    below minAvailable healthy pods, else 201 and the pod ends after
+    --evict-delay seconds; a pod a ReplicaSet controls is started again on
+    a schedulable node (its replacement Running after the same delay)."""
+    if key not in store:
+        return status(404, "NotFound", 'pods "%s" not found' % key[3])
+    pod = store[key]
+    labels = pod["metadata"].get("labels") or {}
+    if not pod["metadata"].get("deletionTimestamp"):
+        for k, pdb in store.items():
+            if k[1] != "poddisruptionbudgets" or k[2] != key[2]:
+                continue
+            sel = ((pdb.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}
+            if any(labels.get(a) != b for a, b in sel.items()):
+                continue
+            healthy = [o for kk, o in store.items() if kk[1] == "pods" and kk[2] == key[2] and
+                       all((o["metadata"].get("labels") or {}).get(a) == b for a, b in sel.items())
+                       and (o.get("status") or {}).get("phase") == "Running"
+                       and not o["metadata"].get("deletionTimestamp")]
+            need = int(pdb["spec"].get("minAvailable", 0))
+            if len(healthy) - 1 < need:
+                return status(429, "TooManyRequests", "Cannot evict pod as it would violate the "
+                              "pod's disruption budget.", {"causes": [{
+                                  "reason": "DisruptionBudget",
+                                  "message": "The disruption budget %s needs %d healthy pods "
+                                  "and has %d currently" % (k[3], need, len(healthy))}]})
+        pod["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+        bump(key)
+        threading.Thread(target=evicted, args=(key,), daemon=True).start()
+    return 201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
+
+
+def evicted(key):
+    time.sleep(args.evict_delay)
+    with lock:
+        if key not in store:
+            return
+        gone = delete(key)
+        owner = next((o for o in gone["metadata"].get("ownerReferences") or []
+                      if o.get("controller") and o.get("kind") == "ReplicaSet"), None)
+        nodes = sorted(k[3] for k, o in store.items() if k[1] == "nodes" and
+                       not (o.get("spec") or {}).get("unschedulable"))
+        old = (gone.get("spec") or {}).get("nodeName")
+        node = next((n for n in nodes if n != old), None)
+        if not owner or not node:
+            return
+        name = "%s-%s" % (owner["name"], format(rv[0], "x")[-5:])
+        new = {"apiVersion": "v1", "kind": "Pod", "metadata": {
+            "name": name, "namespace": key[2], "labels": gone["metadata"].get("labels") or {},
+            "uid": "uid-pod-" + name, "ownerReferences": [owner]},
+            "spec": {"nodeName": node}, "status": {"phase": "Pending"}}
+        store[("", "pods", key[2], name)] = new
+        bump(("", "pods", key[2], name))
+    time.sleep(args.evict_delay)
+    with lock:
+        k = ("", "pods", key[2], name)
+        if k in store:
+            store[k]["status"]["phase"] = "Running"
+            bump(k)
 
 
 def bump(key):
@@ -688,6 +785,7 @@ def main():
     p.add_argument("--sim-dir", default="")
     p.add_argument("--applied-dir", default="")
     p.add_argument("--mpi-delay", type=float, default=0.2)
+    p.add_argument("--evict-delay", type=float, default=0.5)
     args = p.parse_args()
     args.token = open(args.token_file).read().strip()
     seed_crds()

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../../engine/inventory.h"
+#include "../../engine/kube-objects.h"
 #include "../../engine/playbook.h"
 #include "../../engine/upgrade.h"
 #include "../../engine/upgrade-plan.h"
@@ -286,6 +287,53 @@ static void test_playbook_loads(void **state)
 	inventory_free(inv);
 }
 
+/* With a Kubernetes layer each batch is drained first and uncordoned last,
+ * and the uncordon (not the start) is what stops the run. */
+static void test_playbook_kube_drains_each_batch(void **state)
+{
+	static const char inv_yaml[] =
+		"cluster: { name: t, vars: { openshift: { node_domain: ocp.example.com } } }\n"
+		"hosts:\n"
+		"  dgx[01-04]: { address: \"10.0.0.[1-4]\" }\n"
+		"groups:\n"
+		"  gpu_worker: { hosts: \"dgx[01-04]\" }\n"
+		"  scale_client: { hosts: \"dgx[01-04]\" }\n"
+		"  scale_quorum: { hosts: \"dgx[01-03]\" }\n";
+	struct inventory *inv = NULL;
+	struct playbook *pb = NULL;
+	struct upgrade_to to = { .ofed = "MLNX_OFED_LINUX-5.0-2.1.8.0" };
+	struct strbuf yaml = STRBUF_INIT;
+	struct err err = ERR_INIT;
+	struct upg_plan p;
+	struct upg_node *nd;
+	bool down[4] = { false };
+
+	(void)state;
+	if (inventory_load_buf("inv.yaml", inv_yaml, strlen(inv_yaml), &inv, &err))
+		fail_msg("inventory: %s", err_msg(&err));
+	assert_true(kube_layer(inv));
+	nd = upgrade_nodes(inv, down, NULL);
+	assert_int_equal(upg_plan_make(nd, inv->nhosts, 2, false, &p, &err), 0);
+	upgrade_playbook(inv, &p, &to, NULL, &yaml);
+	if (playbook_load_buf("upgrade.yaml", yaml.buf, yaml.len, stage_modules, stage_nmodules,
+			      &pb, &err) || playbook_resolve(pb, inv, &err))
+		fail_msg("%s\n%s", err_msg(&err), yaml.buf);
+	assert_int_equal(pb->nstages, 5 * p.nbatches);
+	assert_string_equal(pb->stages[0].name, "b1-drain");
+	assert_true(pb->stages[0].local);
+	assert_int_equal(pb->stages[0].max_fail_percent, 0);
+	assert_non_null(strstr(yaml.buf, "params: { action: drain, nodes: \"dgx01,dgx04\" }"));
+	assert_string_equal(pb->stages[3].name, "b1-scale-start");
+	assert_int_equal(pb->stages[3].max_fail_percent, -1);
+	assert_string_equal(pb->stages[4].name, "b1-uncordon");
+	assert_int_equal(pb->stages[4].max_fail_percent, 0);
+	playbook_free(pb);
+	upg_plan_release(&p);
+	free(nd);
+	strbuf_release(&yaml);
+	inventory_free(inv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_control_plane),
 		cmocka_unit_test(test_to_parse),
 		cmocka_unit_test(test_playbook_loads),
+		cmocka_unit_test(test_playbook_kube_drains_each_batch),
 	};
 	return cmocka_run_group_tests_name("upgrade", tests, NULL, NULL);
 }

@@ -1,0 +1,80 @@
+#!/bin/sh
+# The rolling upgrade with a Kubernetes layer (4 nodes, batches of 2, the
+# stand-in API server): each batch is cordoned and drained through the API
+# before its daemons stop and uncordoned once back. The training job's pods
+# are evicted (POST .../eviction, never a DELETE), its PodDisruptionBudget
+# honoured (a 429 is waited out while the replacement starts elsewhere),
+# the device plugin's DaemonSet pods left alone. A node failing in batch 2
+# (no kernel headers: mmbuildgpl) stops the run: it stays cordoned, batch
+# 1's nodes are schedulable again, dgx03 untouched; --resume finishes and
+# gives every node back.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/kube-lib.sh"
+FIXTURES=$(cd "$(dirname "$0")/../fixtures" && pwd)
+sim_up -n 4 --state ready
+STATE=$TEST_DIR/state
+NEW=MLNX_OFED_LINUX-5.0-2.1.8.0
+TGZ=$("$FIXTURES/ofed/make-bundle.sh" "$TEST_DIR/ofed" 5.0-2.1.8.0 rhel7.6 x86_64 3.10.0-957.el7.x86_64) ||
+	fail "make-bundle"
+kube_up --nodes dgx01.sim.example.com,dgx02.sim.example.com,dgx03.sim.example.com,dgx04.sim.example.com \
+	--namespaces default,kube-system,adas --seed "$FIXTURES/openshift/drain-seed.yaml" --evict-delay 1
+kube_inventory "$INV" "$TEST_DIR/inv-os.yaml"
+OSINV=$TEST_DIR/inv-os.yaml
+up() { "$BRINGUP" upgrade -i "$OSINV" --state-dir "$STATE" --timeout "$(slow 120)" "$@"; }
+# cordoned NODE...: each is unschedulable in the API server's state now.
+cordoned() {
+	python3 - "$API_STATE" "$@" <<'PY'
+import json, sys
+objs = {(o["kind"], o["metadata"]["name"]): o for o in json.load(open(sys.argv[1]))}
+for n in sys.argv[2:]:
+    want = not n.startswith("!")
+    node = objs[("Node", n.lstrip("!") + ".sim.example.com")]
+    got = bool((node.get("spec") or {}).get("unschedulable"))
+    assert got == want, "%s: unschedulable=%s" % (n, got)
+PY
+}
+
+out=$(up --to ofed=$NEW --ofed-tarball "$TGZ" --batch 2 --check 2>&1) || fail "--check: $out"
+echo "$out" | grep -q "^kubernetes: each batch cordoned and drained" || fail "--check: $out"
+cordoned '!dgx01' '!dgx02' '!dgx03' '!dgx04' || fail "--check cordoned a node"
+
+"$BRINGUP" sim fault dgx02 no-kernel-headers >/dev/null || fail "fault no-kernel-headers"
+out=$(up --to ofed=$NEW --ofed-tarball "$TGZ" --batch 2 2>&1); rc=$?
+[ $rc -eq 1 ] || fail "a failed node should fail the run (exit 1), got $rc: $out"
+echo "$out" | grep -Eq "^  b1-drain +changed +localhost" || fail "batch 1 not drained: $out"
+echo "$out" | grep -Eq "^  b1-uncordon +changed +localhost" || fail "batch 1 not uncordoned: $out"
+echo "$out" | grep -Eq "^  b2-uncordon +failed +localhost: .*left cordoned, failed earlier in this run: dgx02" ||
+	fail "batch 2's failure: $out"
+echo "$out" | grep -Eq "^  b3-drain +skipped" || fail "batch 3 was not stopped: $out"
+# dgx02 holds the last healthy training pod while its replacement starts: the
+# budget's 429 is waited out, in the server's words.
+echo "$out" | grep -q "b2-drain localhost output waiting: drain dgx02.sim.example.com: .*adas/train-7d9f-b (The disruption budget train-pdb needs 1 healthy pods and has 1 currently)" ||
+	fail "the budget was not waited for: $out"
+cordoned '!dgx01' dgx02 '!dgx03' '!dgx04' || fail "cordons after the failed batch"
+python3 - "$API_STATE" "$API_LOG" <<'PY' || fail "evictions"
+import json, sys
+objs = json.load(open(sys.argv[1]))
+pods = {o["metadata"]["name"]: o for o in objs if o["kind"] == "Pod"}
+# the DaemonSet's pods stay; the training job's moved off dgx01 and dgx02
+assert "rdma-shared-dp-ds-dgx01" in pods and "rdma-shared-dp-ds-dgx02" in pods, sorted(pods)
+train = [o for o in pods.values() if (o["metadata"].get("labels") or {}).get("app") == "train"]
+assert len(train) == 2, train
+for o in train:
+    assert o["spec"]["nodeName"] not in ("dgx01.sim.example.com", "dgx02.sim.example.com") or \
+        o["metadata"]["name"] not in ("train-7d9f-a", "train-7d9f-b"), o
+reqs = [json.loads(l) for l in open(sys.argv[2])]
+ev = [r for r in reqs if r["path"].endswith("/eviction")]
+assert ev and all(r["method"] == "POST" and r["content_type"] == "application/json" for r in ev), ev
+assert not any(r["method"] == "DELETE" for r in reqs), "a DELETE was sent"
+assert not any("rdma-shared-dp" in r["path"] for r in ev), "a DaemonSet pod was evicted"
+patches = [r for r in reqs if r["method"] == "PATCH" and r["path"].startswith("/api/v1/nodes/")]
+assert patches and all(r["content_type"] == "application/merge-patch+json" for r in patches), patches
+PY
+
+"$BRINGUP" sim fault dgx02 clear no-kernel-headers >/dev/null || fail "clear no-kernel-headers"
+out=$(up --resume 2>&1) || fail "resume: $out"
+for n in 1 2 3 4; do
+	echo "$out" | grep -Eq "^  dgx0$n +upgraded$" || fail "dgx0$n's state after resume: $out"
+done
+cordoned '!dgx01' '!dgx02' '!dgx03' '!dgx04' || fail "a node is still cordoned after resume"
+exit 0

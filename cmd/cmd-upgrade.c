@@ -26,9 +26,10 @@
 
 const struct cmd_option cmd_upgrade_options[] = {
 	{ "inventory", 'i', OPT_SHORT | OPT_FILE | OPT_INVENTORY, "FILE", "inventory (YAML)" },
-	{ "to", 'T', 0, "ofed=VER[,scale=VER][,driver=VER]", "the releases to move to (this version: ofed)" },
+	{ "to", 'T', 0, "ofed=VER[,scale=VER]", "the releases to move to (OFED, Spectrum Scale)" },
 	{ "batch", 'b', 0, "N|P%", "at most N nodes (or P% of them) down at once (default: as the limits allow)" },
 	{ "ofed-tarball", 'O', OPT_FILE, "FILE", "the new MLNX_OFED tarball (default: the inventory's ofed_tarball)" },
+	{ "scale-installer", 'S', OPT_DIR, "DIR", "the new Spectrum Scale release, extracted (default: the inventory's gpfs_installer)" },
 	{ "check", 'C', OPT_SHORT, NULL, "show the batches and why, change nothing" },
 	{ "resume", 'R', 0, NULL, "continue the last upgrade (its planned batches) where it stopped" },
 	{ "state-dir", 'D', OPT_DIR, "DIR", "journal, logs and the upgrade's playbook (default ~/.local/state/bringup/CLUSTER)" },
@@ -42,30 +43,33 @@ const struct cmd_option cmd_upgrade_options[] = {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: bringup upgrade -i INVENTORY --to ofed=VER [--batch N|P%%] [--check | --resume]\n"
+		"usage: bringup upgrade -i INVENTORY --to ofed=VER[,scale=VER] [--batch N|P%%]\n"
+		"                       [--check | --resume]\n"
 		"\n"
 		"Moves a running cluster to a new release a batch of nodes at a time. Per node:\n"
 		"with a Kubernetes layer (cluster var openshift) cordon and drain through the\n"
 		"API, honouring PodDisruptionBudgets; the cluster manager role moved away\n"
 		"(mmchmgr -c), the quorum guard, mmshutdown, the new OFED (a reboot when the\n"
-		"install needs one), mmbuildgpl, mmstartup, wait until active, mmmount,\n"
-		"uncordon. A batch holds at most: --batch nodes; as many active quorum nodes as\n"
-		"leave a strict majority active; as many SM hosts as leave a master and a\n"
-		"standby; as many control-plane nodes as leave etcd a majority; all but one\n"
-		"Scale manager/NSD node. A node that fails stops the run at the end of its\n"
-		"batch (cordoned); no later batch starts; --resume goes on.\n"
+		"install needs one), the new Spectrum Scale packages (rpm -U / dpkg -i),\n"
+		"mmbuildgpl, mmstartup, wait until active, mmmount, uncordon. A batch holds at\n"
+		"most: --batch nodes; as many active quorum nodes as leave a strict majority\n"
+		"active; as many SM hosts as leave a master and a standby; as many\n"
+		"control-plane nodes as leave etcd a majority; all but one Scale manager/NSD\n"
+		"node. A node that fails stops the run at the end of its batch (cordoned); no\n"
+		"later batch starts; --resume goes on.\n"
 		"\n");
 	cmd_print_options(f, cmd_upgrade_options);
 	fprintf(f,
 		"\n"
-		"Not in this version: scale= and driver= upgrades, the file system manager\n"
-		"role (mmchmgr DEVICE).\n"
+		"Not in this version: driver= (the GPU driver and peer memory), and moving a\n"
+		"file system manager role (mmchmgr DEVICE): a remote-mounted file system's\n"
+		"manager belongs to the storage cluster.\n"
 		"Exit status: 0 upgraded (or --check); 1 refused (quorum) or a node failed;\n"
 		"2 usage or inventory error; 3 a host was unreachable.\n");
 }
 
 struct upgrade_args {
-	const char *inv_path, *to, *batch, *tarball, *state_dir, *forks, *timeout;
+	const char *inv_path, *to, *batch, *tarball, *installer, *state_dir, *forks, *timeout;
 	bool check, resume, accept;
 	unsigned nbatch;
 	bool percent;
@@ -102,6 +106,7 @@ static int parse_args(int argc, char **argv, struct upgrade_args *a)
 		case 'T': a->to = optarg; break;
 		case 'b': a->batch = optarg; break;
 		case 'O': a->tarball = optarg; break;
+		case 'S': a->installer = optarg; break;
 		case 'C': a->check = true; break;
 		case 'R': a->resume = true; break;
 		case 'D': a->state_dir = optarg; break;
@@ -133,8 +138,11 @@ static void print_plan(const struct inventory *inv, const struct upg_plan *p,
 {
 	size_t ndown = 0;
 
-	printf("upgrade plan: %u nodes in %zu batches, to ofed=%s\n", p->members[UPG_LIM_ADMIN],
-	       p->nbatches, to->ofed);
+	char *what = upgrade_to_str(to);
+
+	printf("upgrade plan: %u nodes in %zu batches, to %s\n", p->members[UPG_LIM_ADMIN],
+	       p->nbatches, what);
+	free(what);
 	for (size_t i = 0; i < inv->nhosts; i++)
 		if (!strcmp(state[i], "switch"))
 			printf("not upgraded: %s (a managed switch)\n", inv->hosts[i].name);
@@ -321,6 +329,7 @@ int cmd_upgrade(int argc, char **argv)
 	struct strbuf yaml = STRBUF_INIT;
 	struct err err = ERR_INIT;
 	char *state = NULL, *dir = NULL, *pb = NULL, **hstate = NULL;
+	const char *installer = NULL;
 	bool *down = NULL, planned = false;
 	int status = EXIT_OK, rc, lock_fd = -1;
 	unsigned forks = 0, timeout = 0;
@@ -339,13 +348,22 @@ int cmd_upgrade(int argc, char **argv)
 		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}
-	if (to.scale || to.driver) {
-		fprintf(stderr, "bringup upgrade: --to %s: only ofed= is upgraded by this version "
-			"(scale= and driver= are not implemented)\n", a.to);
+	if (to.driver) {
+		fprintf(stderr, "bringup upgrade: --to %s: driver= is not upgraded by this version "
+			"(ofed= and scale= are)\n", a.to);
 		status = EXIT_USAGE;
 		goto out;
 	}
-	if (!a.resume && check_tarball(inv, &a, &to, &err)) {
+	installer = a.installer ? a.installer :
+		    json_string_value(json_object_get(inv->vars, "gpfs_installer"));
+	if (!a.resume && to.scale && !installer) {
+		fprintf(stderr, "bringup upgrade: --to scale=%s: no installer: give --scale-installer "
+			"DIR (or the inventory's gpfs_installer)\n", to.scale);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (!a.resume && ((to.scale && upgrade_scale_installer_check(installer, to.scale, &err)) ||
+			  check_tarball(inv, &a, &to, &err))) {
 		status = cmd_fail_inv(inv, &err);
 		if (err.code != ERR_USAGE && status == EXIT_FAILED)
 			status = EXIT_USAGE;
@@ -389,7 +407,7 @@ int cmd_upgrade(int argc, char **argv)
 	print_plan(inv, &plan, &to, (const char *const *)hstate);
 	if (a.check)
 		goto out;
-	upgrade_playbook(inv, &plan, &to, a.tarball, &yaml);
+	upgrade_playbook(inv, &plan, &to, a.tarball, a.installer, &yaml);
 	/* A deploy or upgrade running on this cluster keeps its playbook: refused
 	 * here, before ours replaces it (deploy takes the lock again for the run). */
 	if (run_lock(state, &lock_fd, &err)) {
@@ -399,7 +417,7 @@ int cmd_upgrade(int argc, char **argv)
 	close(lock_fd);
 	lock_fd = -1;
 	if (mkdir_p(dir, &err) || write_file(pb, yaml.buf, yaml.len, &err) ||
-	    upgrade_mark(state, to.ofed, &err)) {
+	    upgrade_mark(state, to.ofed ? to.ofed : "", &err)) {
 		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}

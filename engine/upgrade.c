@@ -10,6 +10,7 @@
 #include "strlist.h"
 #include "xalloc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,6 +213,55 @@ char *upgrade_batch_set(const struct inventory *inv, const struct upg_batch *b)
 	return set;
 }
 
+char *upgrade_to_str(const struct upgrade_to *to)
+{
+	return xasprintf("%s%s%s%s%s%s%s%s", to->ofed ? "ofed=" : "", to->ofed ? to->ofed : "",
+			 to->ofed && to->scale ? "," : "", to->scale ? "scale=" : "",
+			 to->scale ? to->scale : "", (to->ofed || to->scale) && to->driver ? "," : "",
+			 to->driver ? "driver=" : "", to->driver ? to->driver : "");
+}
+
+int upgrade_scale_installer_check(const char *dir, const char *version, struct err *err)
+{
+	/* 5.1.2.1 -> 5.1.2-1, as the packages are versioned */
+	const char *dot = strrchr(version, '.');
+	char *rel = dot ? xasprintf("%.*s-%s", (int)(dot - version), version, dot + 1) : NULL;
+	char *rpm = xasprintf("gpfs.base-%s.", rel ? rel : ""), *deb = xasprintf("gpfs.base_%s_",
+		rel ? rel : "");
+	static const char *const sub[] = { "gpfs_rpms", "gpfs_debs" };
+	struct strbuf have = STRBUF_INIT;
+	bool found = false;
+	int rc = 0;
+
+	for (size_t i = 0; i < 2 && rel && !found; i++) {
+		char *path = xasprintf("%s/%s", dir, sub[i]);
+		DIR *d = opendir(path);
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			if (strncmp(de->d_name, "gpfs.base", 9))
+				continue;
+			found |= !strncmp(de->d_name, i ? deb : rpm, strlen(i ? deb : rpm));
+			strbuf_addf(&have, "%s%s", have.len ? ", " : "", de->d_name);
+		}
+		if (d)
+			closedir(d);
+		free(path);
+	}
+	if (!rel)
+		rc = err_set(err, ERR_USAGE, "--to scale=%s: expected a release like 5.1.2.1", version);
+	else if (!found)
+		rc = err_set(err, ERR_USAGE, "--to scale=%s: the installer %s holds %s; give the "
+			     "extracted installer of %s with --scale-installer DIR", version, dir,
+			     have.len ? have.buf : "no gpfs.base package (gpfs_rpms/ or gpfs_debs/)",
+			     version);
+	strbuf_release(&have);
+	free(rpm);
+	free(deb);
+	free(rel);
+	return rc;
+}
+
 /* A YAML double-quoted scalar (names and versions are plain; paths may not be). */
 static void yaml_quoted(struct strbuf *out, const char *s)
 {
@@ -226,7 +276,7 @@ static void yaml_quoted(struct strbuf *out, const char *s)
 
 void upgrade_playbook(const struct inventory *inv, const struct upg_plan *p,
 		      const struct upgrade_to *to, const char *ofed_tarball,
-		      struct strbuf *out)
+		      const char *scale_installer, struct strbuf *out)
 {
 	strbuf_addstr(out, "# Written by `bringup upgrade`: one block of stages per batch, run in\n"
 		      "# order; the last stage of a batch stops the run when a node failed.\n"
@@ -256,6 +306,15 @@ void upgrade_playbook(const struct inventory *inv, const struct upg_plan *p,
 				yaml_quoted(out, ofed_tarball);
 			}
 			strbuf_addch(out, '\n');
+		}
+		if (to->scale) {
+			strbuf_addf(out, "  - name: b%zu-scale-install\n    module: scale_install\n"
+				    "    hosts: \"%s\"\n", b + 1, set);
+			if (scale_installer) {
+				strbuf_addstr(out, "    params:\n      installer: ");
+				yaml_quoted(out, scale_installer);
+				strbuf_addch(out, '\n');
+			}
 		}
 		/* The batch's last stage stops the run when one of its nodes failed:
 		 * with Kubernetes that is the uncordon, which gives the others

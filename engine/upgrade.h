@@ -5,7 +5,8 @@
  * kube_node drain (with a Kubernetes layer: cordon, evictions that honour
  * PodDisruptionBudgets), scale_node stop (cluster manager role moved away,
  * quorum guard, mmshutdown), ofed (the new release, a reboot when the
- * install needs one), scale_node start (mmbuildgpl, mmstartup, wait
+ * install needs one), scale_install (--to scale=: the new release's
+ * packages, rpm -U), scale_node start (mmbuildgpl, mmstartup, wait
  * active, mount), kube_node uncordon; the last with max_fail_percent 0: a
  * node that failed stops the run at the end of its batch (left cordoned),
  * and no later batch starts. The journal gives --resume.
@@ -49,7 +50,18 @@ struct upg_node *upgrade_nodes(const struct inventory *inv, const bool *down,
  * down, and uncordoned once back (modules/mod-kube-node.c). */
 void upgrade_playbook(const struct inventory *inv, const struct upg_plan *p,
 		      const struct upgrade_to *to, const char *ofed_tarball,
-		      struct strbuf *out);
+		      const char *scale_installer, struct strbuf *out);
+
+/*
+ * --to scale=VER: the Spectrum Scale installer directory `dir` (the
+ * extracted installer, with gpfs_rpms/ or gpfs_debs/) holds gpfs.base of
+ * release VER (5.1.2.1 is the package version 5.1.2-1). ERR_USAGE naming
+ * what it holds otherwise.
+ */
+int upgrade_scale_installer_check(const char *dir, const char *version, struct err *err);
+
+/* "ofed=X,scale=Y" of what `to` names (caller frees). */
+char *upgrade_to_str(const struct upgrade_to *to);
 
 /*
  * STATE/upgrade/in-progress: the OFED release an unfinished upgrade moves

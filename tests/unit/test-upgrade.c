@@ -266,7 +266,7 @@ static void test_playbook_loads(void **state)
 	nd = upgrade_nodes(inv, down, NULL);
 	assert_int_equal(upg_plan_make(nd, inv->nhosts, 2, false, &p, &err), 0);
 	assert_int_equal(p.nbatches, 3);
-	upgrade_playbook(inv, &p, &to, "/tmp/a \"b\".tgz", &yaml);
+	upgrade_playbook(inv, &p, &to, "/tmp/a \"b\".tgz", NULL, &yaml);
 	if (playbook_load_buf("upgrade.yaml", yaml.buf, yaml.len, stage_modules, stage_nmodules,
 			      &pb, &err) || playbook_resolve(pb, inv, &err))
 		fail_msg("%s\n%s", err_msg(&err), yaml.buf);
@@ -314,7 +314,7 @@ static void test_playbook_kube_drains_each_batch(void **state)
 	assert_true(kube_layer(inv));
 	nd = upgrade_nodes(inv, down, NULL);
 	assert_int_equal(upg_plan_make(nd, inv->nhosts, 2, false, &p, &err), 0);
-	upgrade_playbook(inv, &p, &to, NULL, &yaml);
+	upgrade_playbook(inv, &p, &to, NULL, NULL, &yaml);
 	if (playbook_load_buf("upgrade.yaml", yaml.buf, yaml.len, stage_modules, stage_nmodules,
 			      &pb, &err) || playbook_resolve(pb, inv, &err))
 		fail_msg("%s\n%s", err_msg(&err), yaml.buf);

@@ -181,6 +181,52 @@ static void test_config_errors(void **state)
 	err_clear(&e);
 }
 
+/* validate.resnet: DLE by default (its command and batch), tf_cnn on
+ * request with the Redpaper's batch; the command lines each runs, alone
+ * and as one rank of a run across nodes. */
+static void test_config_resnet(void **state)
+{
+	struct inventory *inv;
+	struct err e = ERR_INIT;
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(load("", &inv, &e), 0);
+	assert_int_equal(inv->validate.resnet.benchmark, RESNET_DLE);
+	assert_string_equal(validate_resnet_command(&inv->validate.resnet), "multiproc.py");
+	assert_int_equal(validate_resnet_batch(&inv->validate.resnet), 256);
+	assert_true(inv->validate.resnet.amp && inv->validate.resnet.mpirun);
+	validate_resnet_args(&sb, &inv->validate.resnet, 4, 1, NULL);
+	assert_string_equal(sb.buf, "multiproc.py --nproc_per_node 4 ./main.py --arch resnet50 "
+			    "-b 256 --amp --static-loss-scale 256 --data-backend synthetic --epochs 1 "
+			    "--prof 100 --training-only --no-checkpoints --workspace \"${TMPDIR:-/tmp}\" "
+			    "/imagenet 2>&1");
+	strbuf_reset(&sb);
+	validate_resnet_args(&sb, &inv->validate.resnet, 8, 3, "dgx01");
+	assert_non_null(strstr(sb.buf, "multiproc.py --nnodes 3 --node_rank \"$OMPI_COMM_WORLD_RANK\" "
+			       "--master_addr 'dgx01' --master_port 29500 --nproc_per_node 8 ./main.py"));
+	inventory_free(inv);
+	strbuf_reset(&sb);
+	assert_int_equal(load("validate:\n  resnet: { benchmark: tf_cnn, amp: false, mpirun: false }\n",
+			      &inv, &e), 0);
+	assert_int_equal(inv->validate.resnet.benchmark, RESNET_TF_CNN);
+	assert_false(inv->validate.resnet.mpirun);
+	assert_int_equal(validate_resnet_batch(&inv->validate.resnet), 64);
+	validate_resnet_args(&sb, &inv->validate.resnet, 8, 1, NULL);
+	assert_string_equal(sb.buf, "tf_cnn_benchmarks --model=resnet50 --batch_size=64 --num_gpus=8 "
+			    "--num_batches=100 --variable_update=replicated");
+	strbuf_reset(&sb);
+	validate_resnet_args(&sb, &inv->validate.resnet, 8, 2, "dgx01");
+	assert_string_equal(sb.buf, "tf_cnn_benchmarks --model=resnet50 --batch_size=64 --num_gpus=1 "
+			    "--num_batches=100 --variable_update=horovod");
+	inventory_free(inv);
+	assert_int_equal(load("validate:\n  resnet: { benchmark: pytorch }\n", &inv, &e), ERR_INVENTORY);
+	assert_non_null(strstr(err_msg(&e), "inv.yaml:4:24"));
+	assert_non_null(strstr(err_msg(&e), "dle"));
+	err_clear(&e);
+	strbuf_release(&sb);
+}
+
 /* The variants list: the Redpaper's 2x8 and 16x1, N and G for "all". */
 static void test_mpi_variants(void **state)
 {
@@ -356,7 +402,9 @@ static void test_report_html(void **state)
 		" \"multi_node\": [{\"variant\": \"2x8\", \"ranks\": 16, \"curve\": [[8, 0.0], [268435456, 46.0]]}]},"
 		"{\"stage\": \"resnet\", \"status\": \"pass\", \"findings\": [], \"results\": [{\"host\": \"a\","
 		" \"steps\": [{\"gpus\": 1, \"images_per_sec\": 360, \"ideal\": 360},"
-		" {\"gpus\": 8, \"images_per_sec\": 2640, \"ideal\": 2880}]}]}]}", 0, NULL);
+		" {\"gpus\": 8, \"images_per_sec\": 2640, \"ideal\": 2880}]}],"
+		" \"multi_node\": {\"gpus\": 16, \"images_per_sec\": 4900, \"one_gpu_images_per_sec\": 360,"
+		" \"ideal_images_per_sec\": 5760, \"efficiency_pct\": 85.07}}]}", 0, NULL);
 	struct strbuf sb = STRBUF_INIT;
 
 	(void)state;
@@ -370,6 +418,10 @@ static void test_report_html(void **state)
 	assert_non_null(strstr(sb.buf, ">128M<"));  /* x ticks every 64x from 8 B */
 	assert_non_null(strstr(sb.buf, ">mpirun 2x8<"));  /* across nodes too */
 	assert_non_null(strstr(sb.buf, "ideal linear"));
+	/* ResNet-50 across nodes: measured against the fleet's ideal */
+	assert_non_null(strstr(sb.buf, "ResNet-50 training throughput across nodes (mpirun)"));
+	assert_non_null(strstr(sb.buf, ">all nodes (16 GPUs): 4900 images/sec, 85% of ideal<"));
+	assert_non_null(strstr(sb.buf, ">GPUs (1 to 16)<"));
 	assert_null(strstr(sb.buf, "src="));
 	assert_null(strstr(sb.buf, "href="));
 	strbuf_release(&sb);
@@ -416,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_schedule_ring),
 		cmocka_unit_test(test_config_defaults_and_values),
 		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_config_resnet),
 		cmocka_unit_test(test_mpi_variants),
 		cmocka_unit_test(test_mpi_hostfile_and_command),
 		cmocka_unit_test(test_mpi_nic_gbps),

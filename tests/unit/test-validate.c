@@ -384,6 +384,15 @@ static void test_report_text_and_junit(void **state)
 	validate_report_junit(rep, &sb);
 	assert_non_null(strstr(sb.buf, "<testsuite name=\"validate.nccl\" tests=\"1\" failures=\"1\""));
 	assert_non_null(strstr(sb.buf, "message=\"slow &lt;&amp;&gt;\""));
+	strbuf_reset(&sb);
+	json_decref(rep);
+	/* resnet's run across nodes: its figure against ideal, in one line */
+	rep = json_pack("{s:s, s:[{s:s, s:s, s:f, s:[], s:f, s:{s:i, s:f, s:f}}]}", "cluster", "c",
+			"stages", "stage", "resnet", "status", "pass", "wall_s", 9.0, "findings",
+			"cluster_images_per_sec", 23552.7, "multi_node", "gpus", 24,
+			"efficiency_pct", 86.6, "ideal_images_per_sec", 27210.1);
+	validate_report_text(rep, &sb);
+	assert_non_null(strstr(sb.buf, "\n  cluster     23553 images/sec on 24 GPUs, 87% of 27210 (ideal)\n"));
 	strbuf_release(&sb);
 	json_decref(rep);
 }

@@ -29,6 +29,7 @@ void validate_cfg_defaults(struct validate_cfg *c)
 	c->nccl.expect_gdr = true;
 	c->nccl.timeout_s = 300;
 	c->nccl.mpirun = true;
+	c->rdma.numa = true;
 	c->nccl.mpirun_command = xstrdup("mpirun");
 	c->nccl.variants = xstrdup("2x8,Nx1");
 	c->nccl.net_pct = 85;
@@ -94,7 +95,8 @@ static int read_str(struct ytree *t, yaml_node_t *n, const char *what, char **ds
 /* Reads a value only when the key was given; rc accumulates the first error. */
 #define OPT(n, expr) ((n) ? (expr) : 0)
 
-enum { R_COMMAND, R_PAIRS, R_DURATION, R_SIZE, R_PASS, R_WARN, R_PORT, R_SLACK, R_CUDA, R__N };
+enum { R_COMMAND, R_PAIRS, R_DURATION, R_SIZE, R_PASS, R_WARN, R_PORT, R_SLACK, R_CUDA, R_NUMA,
+       R__N };
 static const struct ykey rdma_keys[] = {
 	[R_COMMAND] = { "command", Y_SCALAR, false },
 	[R_PAIRS] = { "pairs", Y_SCALAR, false },
@@ -105,6 +107,7 @@ static const struct ykey rdma_keys[] = {
 	[R_PORT] = { "base_port", Y_SCALAR, false },
 	[R_SLACK] = { "slack", Y_SCALAR, false },
 	[R_CUDA] = { "use_cuda", Y_SCALAR, false },
+	[R_NUMA] = { "numa", Y_SCALAR, false },
 	[R__N] = { NULL, 0, false },
 };
 
@@ -131,7 +134,8 @@ static int read_rdma(struct ytree *t, yaml_node_t *n, struct validate_rdma_cfg *
 	    OPT(v[R_WARN], ytree_uint(t, v[R_WARN], 1, 100, "'warn_pct' in validate.rdma", &c->warn_pct)) ||
 	    OPT(v[R_PORT], ytree_uint(t, v[R_PORT], 1024, 65000, "'base_port' in validate.rdma", &c->base_port)) ||
 	    OPT(v[R_SLACK], ytree_uint(t, v[R_SLACK], 1, 3600, "'slack' (seconds) in validate.rdma", &c->slack_s)) ||
-	    OPT(v[R_CUDA], read_bool(t, v[R_CUDA], "'use_cuda' in validate.rdma", &c->use_cuda)))
+	    OPT(v[R_CUDA], read_bool(t, v[R_CUDA], "'use_cuda' in validate.rdma", &c->use_cuda)) ||
+	    OPT(v[R_NUMA], read_bool(t, v[R_NUMA], "'numa' in validate.rdma", &c->numa)))
 		return ERR_INVENTORY;
 	if (c->warn_pct < c->pass_pct)
 		return ytree_fail(t, v[R_WARN] ? v[R_WARN] : v[R_PASS], 0,

@@ -37,6 +37,7 @@ struct validate_rdma_cfg {
 	unsigned base_port;       /* first TCP port tried for servers; 18515 */
 	unsigned slack_s;         /* a test may overrun its duration by this; 30 */
 	bool use_cuda;            /* --use_cuda (GPUDirect expected) */
+	bool numa;                /* each end under numactl on its HCA's NUMA node; true */
 };
 
 struct validate_nccl_cfg {

@@ -130,6 +130,7 @@ static void test_config_defaults_and_values(void **state)
 	assert_string_equal(inv->validate.rdma.command, "ib_write_bw");
 	assert_int_equal(inv->validate.rdma.pass_pct, 90);
 	assert_int_equal(inv->validate.rdma.pairs, PAIRS_ALL);
+	assert_true(inv->validate.rdma.numa);
 	assert_int_equal(inv->validate.tries, 3);
 	assert_string_equal(inv->validate.nccl.max_bytes, "256M");
 	assert_true(inv->validate.nccl.mpirun);
@@ -144,12 +145,13 @@ static void test_config_defaults_and_values(void **state)
 	assert_string_equal(inv->validate.nccl.mpirun_command, "/opt/openmpi/bin/mpirun");
 	assert_int_equal(inv->validate.nccl.net_pct, 80);
 	inventory_free(inv);
-	assert_int_equal(load("validate:\n  tries: 2\n  rdma: { pairs: ring, duration: 2, use_cuda: true }\n"
+	assert_int_equal(load("validate:\n  tries: 2\n  rdma: { pairs: ring, duration: 2, use_cuda: true, numa: false }\n"
 			      "  nccl: { max_bytes: 64M, expect_gdr: false }\n", &inv, &e), 0);
 	assert_int_equal(inv->validate.tries, 2);
 	assert_int_equal(inv->validate.rdma.pairs, PAIRS_RING);
 	assert_int_equal(inv->validate.rdma.duration_s, 2);
 	assert_true(inv->validate.rdma.use_cuda);
+	assert_false(inv->validate.rdma.numa);
 	assert_string_equal(inv->validate.nccl.max_bytes, "64M");
 	assert_false(inv->validate.nccl.expect_gdr);
 	inventory_free(inv);

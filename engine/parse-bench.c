@@ -1,13 +1,15 @@
 /*
  * Training-fabric benchmarks: nccl-tests (all_reduce_perf and friends, both
  * the pre-2021 layout with an "error" column and the newer one with "root"
- * and "#wrong") and tf_cnn_benchmarks (also under horovod/mpirun).
+ * and "#wrong"), tf_cnn_benchmarks (also under horovod/mpirun) and NVIDIA
+ * DeepLearningExamples' PyTorch ResNet-50 v1.5 (DLLogger lines).
  */
 #include "parse.h"
 #include "parse-util.h"
 #include "strbuf.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -358,5 +360,210 @@ int parse_tf_cnn_benchmarks(const char *buf, size_t len, json_t **ret,
 	if (!rc && !json_object_get(st.root, "total_images_per_sec") &&
 	    !json_array_size(st.steps))
 		rc = parse_error_end("tf_cnn_benchmarks", err, "no steps and no total");
+	return parse_done(rc, st.root, ret);
+}
+
+/* ---- NVIDIA DeepLearningExamples ResNet-50 v1.5 (PyTorch) ----
+ *
+ * main.py logs through DLLogger's stdout backend, one line a step:
+ * "DLL <date> <time> - <step> <name> : <value> [unit]" with the pairs two
+ * spaces apart, the step being "PARAMETER", "Epoch: E Iteration: I",
+ * "Epoch: E" or "Summary:" (DLE's format_step). Besides those, the
+ * training script and its libraries print a few known lines, recognised
+ * and dropped; libibverbs and Python warnings go to "warnings"; any other
+ * line is kept as a warning too when it is a bare number (the capture has
+ * two such debug prints), else it fails the parse. A traceback, a CUDA
+ * error or the shell's "command not found" is the tool's own failure. */
+
+struct dle_state {
+	json_t *root, *params, *iters;
+	bool in_traceback;  /* between "Traceback ..." and its exception line */
+	bool in_warning;    /* after a Python warning: its indented source line */
+};
+
+static const char *const dle_noise[] = {
+	"=> creating model", "Version: {", "Config: {", "RUNNING EPOCHS FROM ",
+	"! Weight decay NOT applied to BN parameters", "+ ",
+};
+
+static const char *const dle_failures[] = {
+	"RuntimeError: ", "CUDA error: ", "python: can't open file", "python3: can't open file",
+	"ModuleNotFoundError: ", "ImportError: ",
+};
+
+/* "read 886372 files from 698 directories" (DALI's file reader). */
+static int dle_read_files(const char *s)
+{
+	long long a, b;
+	int used = 0;
+
+	return sscanf(s, "read %lld files from %lld directories%n", &a, &b, &used) == 2 && !s[used];
+}
+
+/* Python's "Error: ..." / "...Exception: ..." line ending a traceback. */
+static int dle_exception_line(const char *s)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.");
+	const char *c = s + n;
+
+	return n >= 5 && c[0] == ':' && (c[1] == ' ' || !c[1]) &&
+	       (!strncmp(c - 5, "Error", 5) || (n >= 9 && !strncmp(c - 9, "Exception", 9)) ||
+		(n >= 9 && !strncmp(c - 9, "Interrupt", 9)));
+}
+
+/* The pairs after the step: "train.loss : 7.09304  train.total_ips : 267.44 img/s". */
+static int dle_pairs(json_t *o, char *s)
+{
+	char *tok[128];
+	size_t n = split_columns(s, tok, ARRAY_SIZE(tok));
+
+	for (size_t i = 0; i < n; i++) {
+		char *key, *val, *unit;
+
+		if (!split_kv(tok[i], ':', &key, &val) || !*key)
+			return -1;
+		/* DLLogger prints "value unit"; keep the number, drop the unit. */
+		unit = strrchr(val, ' ');
+		if (unit && (!strcmp(unit + 1, "img/s") || !strcmp(unit + 1, "s")))
+			*unit = '\0';
+		jset_num(o, key, trim(val));
+	}
+	return 0;
+}
+
+static int dle_dll(struct dle_state *st, char *s)
+{
+	char *step = strstr(s, " - "), *rest;
+	long long epoch, iter;
+	int used = 0;
+	json_t *o;
+
+	if (!step)
+		return -1;
+	step += 3;
+	if ((rest = skip_prefix(step, "PARAMETER "))) {
+		/* Values may be empty ("pretrained_weights :   fp16 : False"). */
+		char *tok[256];
+		size_t n = split_columns(rest, tok, ARRAY_SIZE(tok));
+
+		for (size_t i = 0; i < n; i++) {
+			char *key, *val;
+
+			if (!split_kv(tok[i], ':', &key, &val) || !*key)
+				return -1;
+			jset_num(st->params, key, val);
+		}
+		return 0;
+	}
+	if ((rest = skip_prefix(step, "Summary:")))
+		return dle_pairs(jobject_at(st->root, "summary"), rest);
+	if (sscanf(step, "Epoch: %lld Iteration: %lld %n", &epoch, &iter, &used) == 2 && used) {
+		o = jarray_new_object(st->iters);
+		jset_int(o, "epoch", epoch);
+		jset_int(o, "iteration", iter);
+		return dle_pairs(o, step + used);
+	}
+	if (sscanf(step, "Epoch: %lld %n", &epoch, &used) == 1 && used) {
+		o = jarray_new_object(jarray_at(st->root, "epochs"));
+		jset_int(o, "epoch", epoch);
+		return dle_pairs(o, step + used);
+	}
+	return -1;
+}
+
+static int dle_line(void *state, struct pline *ln, struct err *err)
+{
+	struct dle_state *st = state;
+	char *s = ln->text;
+	long long n;
+
+	if (!*s)
+		return 0;
+	if (st->in_traceback) {
+		/* "  File ...", its source line, then the exception. */
+		if (ln->indent > 0)
+			return 0;
+		st->in_traceback = false;
+		parse_failure(st->root, s);
+		return 0;
+	}
+	if (st->in_warning && ln->indent > 0)
+		return 0;
+	st->in_warning = false;
+	if (!strcmp(s, "Traceback (most recent call last):")) {
+		st->in_traceback = true;
+		return 0;
+	}
+	if (parse_tool_line(st->root, s, dle_failures, ARRAY_SIZE(dle_failures), "libibverbs: Warning:"))
+		return 0;
+	if (dle_exception_line(s)) {
+		parse_failure(st->root, s);
+		return 0;
+	}
+	if (strstr(s, "Warning: ")) {
+		/* "/path/x.py:12: UserWarning: ..." then the line that warned. */
+		parse_warning(st->root, s);
+		st->in_warning = true;
+		return 0;
+	}
+	if (skip_prefix(s, "DLL ")) {
+		if (dle_dll(st, s))
+			return pline_error(ln, err, "not a DLLogger line");
+		return 0;
+	}
+	if (has_prefix_in(s, dle_noise, ARRAY_SIZE(dle_noise)) || dle_read_files(s))
+		return 0;
+	if (!parse_ll(s, 10, &n)) {
+		parse_warning(st->root, s);
+		return 0;
+	}
+	return pline_error(ln, err, "not a DeepLearningExamples ResNet-50 line");
+}
+
+/*
+ * The figure: the mean train.total_ips of the second half of the
+ * iterations, the first half being warm-up (cuDNN autotuning, data
+ * pipelines: the capture's first iteration runs at 3% of the rate); the
+ * summary's train.total_ips when there are no iterations.
+ */
+static void dle_figure(struct dle_state *st)
+{
+	size_t n = json_array_size(st->iters), from = n / 2, used = 0;
+	double sum = 0;
+	json_t *v;
+
+	for (size_t i = from; i < n; i++) {
+		v = json_object_get(json_array_get(st->iters, i), "train.total_ips");
+		if (json_is_number(v)) {
+			sum += json_number_value(v);
+			used++;
+		}
+	}
+	if (used) {
+		jset_real(st->root, "images_per_sec", sum / (double)used);
+		jset_int(st->root, "warmup_iterations", (long long)from);
+		return;
+	}
+	v = json_object_get(json_object_get(st->root, "summary"), "train.total_ips");
+	if (json_is_number(v))
+		jset_real(st->root, "images_per_sec", json_number_value(v));
+}
+
+int parse_dle_resnet50(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	struct dle_state st = { 0 };
+	int rc;
+
+	st.root = json_object();
+	st.params = jobject_at(st.root, "parameters");
+	st.iters = jarray_at(st.root, "iterations");
+	rc = parse_lines("dle-resnet50", buf, len, dle_line, &st, err);
+	if (!rc && st.in_traceback)
+		parse_failure(st.root, "Traceback (most recent call last): (output ends in it)");
+	if (!rc) {
+		dle_figure(&st);
+		if (!parse_failed(st.root) && !json_object_get(st.root, "images_per_sec"))
+			rc = parse_error_end("dle-resnet50", err, "no train.total_ips (no iteration, no summary)");
+	}
 	return parse_done(rc, st.root, ret);
 }

@@ -8,6 +8,7 @@
  * keeps it sorted. */
 static const struct parser parsers[] = {
 	{ "dcgmi-diag", "DCGM diagnostics per test and GPU (dcgmi diag -r 1|2|3)", parse_dcgmi_diag },
+	{ "dle-resnet50", "DeepLearningExamples PyTorch ResNet-50 run (DLLogger lines): images/sec", parse_dle_resnet50 },
 	{ "dmesg-modules", "kernel module loader's unknown/mismatched symbols (dmesg lines)", parse_dmesg_modules },
 	{ "getenforce", "SELinux mode (Enforcing/Permissive/Disabled)", parse_getenforce },
 	{ "ibdev2netdev", "HCA port to network device, Up/Down (ibdev2netdev)", parse_ibdev2netdev },

@@ -63,7 +63,7 @@ parse_fn parse_perftest;
 /* parse-dcgmi.c */
 parse_fn parse_dcgmi_diag;
 /* parse-bench.c */
-parse_fn parse_nccl_tests, parse_tf_cnn_benchmarks;
+parse_fn parse_nccl_tests, parse_tf_cnn_benchmarks, parse_dle_resnet50;
 /* parse-sshpeer.c */
 parse_fn parse_ssh_peer;
 

@@ -29,12 +29,15 @@ void validate_cfg_defaults(struct validate_cfg *c)
 	c->nccl.expect_gdr = true;
 	c->nccl.timeout_s = 300;
 	c->nccl.mpirun = true;
+	c->rdma.numa = true;
 	c->nccl.mpirun_command = xstrdup("mpirun");
 	c->nccl.variants = xstrdup("2x8,Nx1");
 	c->nccl.net_pct = 85;
-	c->resnet.command = xstrdup("tf_cnn_benchmarks");
-	c->resnet.batch_size = 64;
+	c->resnet.benchmark = RESNET_DLE;
 	c->resnet.num_batches = 100;
+	c->resnet.amp = true;
+	c->resnet.mpirun = true;
+	c->resnet.mpirun_command = xstrdup("mpirun");
 	c->resnet.min_efficiency_pct = 80;
 	c->resnet.timeout_s = 600;
 	c->storage.command = xstrdup("fio");
@@ -59,6 +62,7 @@ void validate_cfg_release(struct validate_cfg *c)
 	free(c->nccl.mpirun_command);
 	free(c->nccl.variants);
 	free(c->resnet.command);
+	free(c->resnet.mpirun_command);
 	free(c->storage.command);
 	free(c->storage.directory);
 	free(c->storage.size);
@@ -91,7 +95,8 @@ static int read_str(struct ytree *t, yaml_node_t *n, const char *what, char **ds
 /* Reads a value only when the key was given; rc accumulates the first error. */
 #define OPT(n, expr) ((n) ? (expr) : 0)
 
-enum { R_COMMAND, R_PAIRS, R_DURATION, R_SIZE, R_PASS, R_WARN, R_PORT, R_SLACK, R_CUDA, R__N };
+enum { R_COMMAND, R_PAIRS, R_DURATION, R_SIZE, R_PASS, R_WARN, R_PORT, R_SLACK, R_CUDA, R_NUMA,
+       R__N };
 static const struct ykey rdma_keys[] = {
 	[R_COMMAND] = { "command", Y_SCALAR, false },
 	[R_PAIRS] = { "pairs", Y_SCALAR, false },
@@ -102,6 +107,7 @@ static const struct ykey rdma_keys[] = {
 	[R_PORT] = { "base_port", Y_SCALAR, false },
 	[R_SLACK] = { "slack", Y_SCALAR, false },
 	[R_CUDA] = { "use_cuda", Y_SCALAR, false },
+	[R_NUMA] = { "numa", Y_SCALAR, false },
 	[R__N] = { NULL, 0, false },
 };
 
@@ -128,7 +134,8 @@ static int read_rdma(struct ytree *t, yaml_node_t *n, struct validate_rdma_cfg *
 	    OPT(v[R_WARN], ytree_uint(t, v[R_WARN], 1, 100, "'warn_pct' in validate.rdma", &c->warn_pct)) ||
 	    OPT(v[R_PORT], ytree_uint(t, v[R_PORT], 1024, 65000, "'base_port' in validate.rdma", &c->base_port)) ||
 	    OPT(v[R_SLACK], ytree_uint(t, v[R_SLACK], 1, 3600, "'slack' (seconds) in validate.rdma", &c->slack_s)) ||
-	    OPT(v[R_CUDA], read_bool(t, v[R_CUDA], "'use_cuda' in validate.rdma", &c->use_cuda)))
+	    OPT(v[R_CUDA], read_bool(t, v[R_CUDA], "'use_cuda' in validate.rdma", &c->use_cuda)) ||
+	    OPT(v[R_NUMA], read_bool(t, v[R_NUMA], "'numa' in validate.rdma", &c->numa)))
 		return ERR_INVENTORY;
 	if (c->warn_pct < c->pass_pct)
 		return ytree_fail(t, v[R_WARN] ? v[R_WARN] : v[R_PASS], 0,
@@ -200,28 +207,60 @@ static int read_nccl(struct ytree *t, yaml_node_t *n, struct validate_nccl_cfg *
 	return 0;
 }
 
-enum { S_COMMAND, S_BATCH, S_BATCHES, S_EFF, S_TIMEOUT, S__N };
+enum { S_BENCH, S_COMMAND, S_BATCH, S_BATCHES, S_AMP, S_EFF, S_TIMEOUT, S_MPIRUN, S_MPICMD, S__N };
 static const struct ykey resnet_keys[] = {
+	[S_BENCH] = { "benchmark", Y_SCALAR, false },
 	[S_COMMAND] = { "command", Y_SCALAR, false },
 	[S_BATCH] = { "batch_size", Y_SCALAR, false },
 	[S_BATCHES] = { "num_batches", Y_SCALAR, false },
+	[S_AMP] = { "amp", Y_SCALAR, false },
 	[S_EFF] = { "min_efficiency_pct", Y_SCALAR, false },
 	[S_TIMEOUT] = { "timeout", Y_SCALAR, false },
+	[S_MPIRUN] = { "mpirun", Y_SCALAR, false },
+	[S_MPICMD] = { "mpirun_command", Y_SCALAR, false },
 	[S__N] = { NULL, 0, false },
 };
 
 static int read_resnet(struct ytree *t, yaml_node_t *n, struct validate_resnet_cfg *c)
 {
+	static const char *const benches[] = { "dle", "tf_cnn" };
 	yaml_node_t *v[S__N];
 
-	if (ytree_check_map(t, n, resnet_keys, "validate.resnet", v) ||
-	    OPT(v[S_COMMAND], read_str(t, v[S_COMMAND], "'command' in validate.resnet", &c->command)) ||
+	if (ytree_check_map(t, n, resnet_keys, "validate.resnet", v))
+		return ERR_INVENTORY;
+	if (v[S_BENCH]) {
+		const char *s = ytree_str(v[S_BENCH]);
+
+		if (strcmp(s, "dle") && strcmp(s, "tf_cnn"))
+			return ytree_fail_choice(t, v[S_BENCH], "benchmark", "validate.resnet",
+						 benches, 2);
+		c->benchmark = !strcmp(s, "tf_cnn") ? RESNET_TF_CNN : RESNET_DLE;
+	}
+	if (OPT(v[S_COMMAND], read_str(t, v[S_COMMAND], "'command' in validate.resnet", &c->command)) ||
 	    OPT(v[S_BATCH], ytree_uint(t, v[S_BATCH], 1, 65536, "'batch_size' in validate.resnet", &c->batch_size)) ||
 	    OPT(v[S_BATCHES], ytree_uint(t, v[S_BATCHES], 1, 1000000, "'num_batches' in validate.resnet", &c->num_batches)) ||
+	    OPT(v[S_AMP], read_bool(t, v[S_AMP], "'amp' in validate.resnet", &c->amp)) ||
 	    OPT(v[S_EFF], ytree_uint(t, v[S_EFF], 1, 100, "'min_efficiency_pct' in validate.resnet", &c->min_efficiency_pct)) ||
-	    OPT(v[S_TIMEOUT], ytree_uint(t, v[S_TIMEOUT], 1, 86400, "'timeout' (seconds) in validate.resnet", &c->timeout_s)))
+	    OPT(v[S_TIMEOUT], ytree_uint(t, v[S_TIMEOUT], 1, 86400, "'timeout' (seconds) in validate.resnet", &c->timeout_s)) ||
+	    OPT(v[S_MPIRUN], read_bool(t, v[S_MPIRUN], "'mpirun' in validate.resnet", &c->mpirun)) ||
+	    OPT(v[S_MPICMD], read_str(t, v[S_MPICMD], "'mpirun_command' in validate.resnet", &c->mpirun_command)))
 		return ERR_INVENTORY;
 	return 0;
+}
+
+const char *validate_resnet_command(const struct validate_resnet_cfg *c)
+{
+	if (c->command)
+		return c->command;
+	return c->benchmark == RESNET_TF_CNN ? "tf_cnn_benchmarks" : "multiproc.py";
+}
+
+unsigned validate_resnet_batch(const struct validate_resnet_cfg *c)
+{
+	/* DLE's README trains with 256 a GPU (AMP); the Redpaper's TF runs used 64. */
+	if (c->batch_size)
+		return c->batch_size;
+	return c->benchmark == RESNET_TF_CNN ? 64 : 256;
 }
 
 enum { F_COMMAND, F_DIR, F_JOBS, F_SIZE, F_RUNTIME, F_SLACK, F_LIMIT, F_FRAC, F_SCALE, F__N };

@@ -237,6 +237,46 @@ static void nccl_html(const json_t *s, struct strbuf *o)
 
 #define IDEAL_LABEL "ideal linear (best 1-GPU x N)"
 
+#define CLUSTER_IDEAL "ideal linear (the fleet's median 1-GPU x N)"
+
+/*
+ * The run across nodes: the measured figure at every GPU of the cluster
+ * against ideal linear scaling from the fleet's median 1-GPU figure, on a
+ * GPU axis from 1 to all (the per-node plot's axis stops at 8).
+ */
+static void resnet_cluster_html(const json_t *m, struct strbuf *o)
+{
+	double one = json_number_value(json_object_get(m, "one_gpu_images_per_sec"));
+	double ideal = json_number_value(json_object_get(m, "ideal_images_per_sec"));
+	double got = json_number_value(json_object_get(m, "images_per_sec"));
+	double gpus = (double)json_integer_value(json_object_get(m, "gpus")), ymax;
+	struct legend_size ls = { 0, 0 };
+	char label[96], xl[64];
+
+	if (!json_is_number(json_object_get(m, "images_per_sec")) || one <= 0 || gpus < 2)
+		return;
+	ymax = 1.1 * (ideal > got ? ideal : got);
+	snprintf(label, sizeof(label), "all nodes (%.0f GPUs): %.0f images/sec, %.0f%% of ideal",
+		 gpus, got, json_number_value(json_object_get(m, "efficiency_pct")));
+	snprintf(xl, sizeof(xl), "GPUs (1 to %.0f)", gpus);
+	legend_fit(&ls, CLUSTER_IDEAL);
+	legend_fit(&ls, label);
+	axes(o, "ResNet-50 training throughput across nodes (mpirun)", xl, "images/sec", ymax, &ls);
+	strbuf_addf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">1</text>\n"
+		    "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%.0f</text>\n",
+		    PL, PH + 30 + 16, PL + PW, PH + 30 + 16, gpus);
+	strbuf_addf(o, "<polyline fill=\"none\" stroke=\"black\" stroke-dasharray=\"5,4\" "
+		    "points=\"%d,%.1f %d,%.1f\"/>\n", PL, PH + 30 - PH * one / ymax, PL + PW,
+		    PH + 30 - PH * ideal / ymax);
+	legend(o, 0, CLUSTER_IDEAL, true, true);
+	strbuf_addf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+		    "points=\"%d,%.1f %d,%.1f\"/>\n<circle cx=\"%d\" cy=\"%.1f\" r=\"4\" "
+		    "fill=\"%s\"/>\n", palette[1], PL, PH + 30 - PH * one / ymax, PL + PW,
+		    PH + 30 - PH * got / ymax, PL + PW, PH + 30 - PH * got / ymax, palette[1]);
+	legend(o, 1, label, false, false);
+	strbuf_addstr(o, "</svg>\n");
+}
+
 static void resnet_html(const json_t *s, struct strbuf *o)
 {
 	const json_t *r, *st;
@@ -278,6 +318,7 @@ static void resnet_html(const json_t *s, struct strbuf *o)
 		legend(o, line++, str(r, "host"), false, false);
 	}
 	strbuf_addstr(o, "</svg>\n");
+	resnet_cluster_html(json_object_get(s, "multi_node"), o);
 }
 
 static void storage_html(const json_t *s, struct strbuf *o)

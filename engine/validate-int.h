@@ -51,8 +51,19 @@ struct validate_nccl_cfg;
 void validate_nccl_args(struct strbuf *sb, const struct validate_nccl_cfg *c, unsigned gpus);
 void validate_mpi_variant_name(const struct mpi_variant *v, char (*out)[32]);
 void validate_mpi_hostfile(struct strbuf *out, const char *const *names, size_t n, unsigned slots);
+/* The launcher's shell line: validate_mpi_begin (hostfile, mpirun and its
+ * SSH options), the caller's options (with "$rootx") and program, then
+ * validate_mpi_end (output and status, hostfile removed). */
+void validate_mpi_begin(struct strbuf *out, const char *mpirun_command, const char *hostfile,
+			size_t np, unsigned ssh_port);
+void validate_mpi_end(struct strbuf *out);
+/* The nccl stage's: all_reduce_perf, one GPU a rank, NCCL's switches. */
 void validate_mpi_command(struct strbuf *out, const struct validate_nccl_cfg *c,
 			  const char *hostfile, size_t np, unsigned ssh_port);
+/* Tries every peer (hosts[1..n)) from the launcher hosts[0], the task's
+ * host 0, as mpirun will; NULL when all log in, else why (caller frees). */
+char *validate_mpi_peer_probe(struct task_ctx *t, const struct inventory *inv,
+			      const size_t *hosts, size_t n);
 double validate_mpi_nic_gbps(const struct host *h, unsigned gpus);
 char *validate_mpi_host_fault(const json_t *hinfo, bool expect_ib, bool expect_gdr);
 /*
@@ -80,6 +91,14 @@ json_t *validate_nccl_judge_output(const struct validate_cfg *cfg, const struct 
  * parse error) read as total images/sec, or -1 with *ret_error (owned) set.
  */
 double validate_resnet_parse(const char *out, size_t len, const char *errout, char **ret_error);
+/* The same for either benchmark (DLE: the parser's images_per_sec; a run
+ * the tool reports failed gives its error). */
+double validate_resnet_parse_bench(enum resnet_bench b, const char *out, size_t len,
+				   const char *errout, char **ret_error);
+/* The benchmark's command line for g GPUs a node, alone (nodes 1, master
+ * NULL) or as one rank of an mpirun job across nodes (validate-resnet.c). */
+void validate_resnet_args(struct strbuf *sb, const struct validate_resnet_cfg *c, unsigned g,
+			  size_t nodes, const char *master);
 /* Appends one try {gpus, try, images_per_sec, error} to tries. */
 void validate_resnet_try(json_t *tries, unsigned gpus, unsigned attempt, double ips,
 			 const char *error);

@@ -535,10 +535,16 @@ static json_t *resnet_command(const struct validate_cfg *cfg, const char *script
 	static const char *const head[] = { "mpirun", "-np", "1", "-bind-to", "none", "-map-by",
 					    "slot", "-x", "NCCL_DEBUG=INFO", "-x", "LD_LIBRARY_PATH",
 					    "-x", "PATH", "python", NULL };
+	/* The MPIJobs run the Redpaper's tf_cnn_benchmarks script, whatever
+	 * validate.resnet.benchmark says for the SSH path. */
+	struct validate_resnet_cfg tf = cfg->resnet;
 	json_t *c = str_list(head);
-	char *a[3] = { xasprintf("--batch_size=%u", cfg->resnet.batch_size),
-		       xasprintf("--num_gpus=%u", g),
-		       xasprintf("--num_batches=%u", cfg->resnet.num_batches) };
+	char *a[3];
+
+	tf.benchmark = RESNET_TF_CNN;
+	a[0] = xasprintf("--batch_size=%u", validate_resnet_batch(&tf));
+	a[1] = xasprintf("--num_gpus=%u", g);
+	a[2] = xasprintf("--num_batches=%u", cfg->resnet.num_batches);
 
 	extend_new(c, json_pack("[s,s,s,s,s,s]", script, "--model=resnet50", a[0], a[1], a[2],
 				"--variable_update=replicated"));

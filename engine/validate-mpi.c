@@ -101,12 +101,15 @@ void validate_mpi_hostfile(struct strbuf *out, const char *const *names, size_t 
 }
 
 /*
- * One shell line for the launcher: the hostfile in a temporary file,
- * mpirun with the NCCL environment, the file removed. Open MPI refuses to
- * run as root unless told (a root login is common on these clusters).
+ * One shell line for the launcher, in two halves around the program and
+ * its options: the hostfile in a temporary file, mpirun reaching the nodes
+ * over SSH (BatchMode: a prompt would hang it), the file removed. Open MPI
+ * refuses to run as root unless told (a root login is common on these
+ * clusters): the caller puts "$rootx", set here, among mpirun's options to
+ * forward that consent to every rank.
  */
-void validate_mpi_command(struct strbuf *out, const struct validate_nccl_cfg *c,
-			  const char *hostfile, size_t np, unsigned ssh_port)
+void validate_mpi_begin(struct strbuf *out, const char *mpirun_command, const char *hostfile,
+			size_t np, unsigned ssh_port)
 {
 	struct strbuf rsh = STRBUF_INIT;
 
@@ -119,9 +122,21 @@ void validate_mpi_command(struct strbuf *out, const struct validate_nccl_cfg *c,
 			   "hf=$(mktemp \"${TMPDIR:-/tmp}/bringup-hostfile.XXXXXX\") || exit 1; printf %s ");
 	strbuf_addshquoted(out, hostfile);
 	strbuf_addstr(out, " >\"$hf\"; ");
-	strbuf_addstr(out, c->mpirun_command);
+	strbuf_addstr(out, mpirun_command);
 	strbuf_addf(out, " --hostfile \"$hf\" -np %zu --mca plm_rsh_agent ssh --mca plm_rsh_args ", np);
 	strbuf_addshquoted(out, rsh.buf);
+	strbuf_release(&rsh);
+}
+
+void validate_mpi_end(struct strbuf *out)
+{
+	strbuf_addstr(out, " 2>&1; rc=$?; rm -f \"$hf\"; exit $rc");
+}
+
+void validate_mpi_command(struct strbuf *out, const struct validate_nccl_cfg *c,
+			  const char *hostfile, size_t np, unsigned ssh_port)
+{
+	validate_mpi_begin(out, c->mpirun_command, hostfile, np, ssh_port);
 	strbuf_addstr(out, " -x NCCL_DEBUG=INFO");
 	if (!c->expect_ib)
 		strbuf_addstr(out, " -x NCCL_IB_DISABLE=1");
@@ -129,8 +144,7 @@ void validate_mpi_command(struct strbuf *out, const struct validate_nccl_cfg *c,
 		strbuf_addstr(out, " -x NCCL_NET_GDR_LEVEL=0");
 	strbuf_addstr(out, " $rootx ");
 	validate_nccl_args(out, c, 1);
-	strbuf_addstr(out, " 2>&1; rc=$?; rm -f \"$hf\"; exit $rc");
-	strbuf_release(&rsh);
+	validate_mpi_end(out);
 }
 
 /* Gb/s of the IB ports `gpus` ranks of a node use: min(gpus, ports) of them. */
@@ -184,10 +198,10 @@ struct mpi_job {
 	char *peer_error;             /* set when node-to-node SSH is refused */
 };
 
-/* Tries every peer from the launcher as mpirun will; NULL when all log in. */
-static char *peer_probe(struct task_ctx *t, struct mpi_job *j)
+char *validate_mpi_peer_probe(struct task_ctx *t, const struct inventory *inv,
+			      const size_t *hosts, size_t n)
 {
-	const struct host *l = &j->inv->hosts[j->hosts[0]];
+	const struct host *l = &inv->hosts[hosts[0]];
 	struct strbuf line = STRBUF_INIT, why = STRBUF_INIT;
 	struct remote_cmd cmd = { .timeout_ms = 60000, .max_output = 1u << 20 };
 	struct cmd_result res;
@@ -197,8 +211,8 @@ static char *peer_probe(struct task_ctx *t, struct mpi_job *j)
 
 	strbuf_addstr(&line, template_get("precheck/ssh-peer.sh", NULL));
 	strbuf_addstr(&line, "\nssh_peer");
-	for (size_t i = 1; i < j->n; i++) {
-		const struct host *h = &j->inv->hosts[j->hosts[i]];
+	for (size_t i = 1; i < n; i++) {
+		const struct host *h = &inv->hosts[hosts[i]];
 
 		strbuf_addch(&line, ' ');
 		strbuf_addshquoted(&line, h->name);
@@ -403,7 +417,7 @@ static int launcher_task(struct task_ctx *t, void *arg)
 {
 	struct mpi_job *j = arg;
 
-	j->peer_error = peer_probe(t, j);
+	j->peer_error = validate_mpi_peer_probe(t, j->inv, j->hosts, j->n);
 	if (j->peer_error)
 		return 0;
 	for (int k = 0; k < j->nv; k++)

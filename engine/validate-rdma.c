@@ -139,6 +139,22 @@ static void perftest_argv(const struct pair_job *j, const struct meas *m, const 
 	}
 }
 
+/*
+ * Sets $pin to "numactl --cpunodebind=N --membind=N" for the HCA's NUMA
+ * node as this host's sysfs gives it, empty where it gives none or -1 (no
+ * NUMA, a VM): the test's buffers and polling thread stay on the HCA's
+ * socket, as a training job's would, not on whichever the scheduler picks
+ * (a cross-socket run loses bandwidth to the inter-socket link). "$pin"
+ * then goes unquoted before the shell that runs the test.
+ */
+static void numa_prefix(const char *hca, struct strbuf *sb)
+{
+	strbuf_addstr(sb, "pin=; nn=$(cat /sys/class/infiniband/");
+	strbuf_addshquoted(sb, hca);
+	strbuf_addstr(sb, "/device/numa_node 2>/dev/null); case $nn in [0-9]*) "
+			  "pin=\"numactl --cpunodebind=$nn --membind=$nn\";; esac; $pin ");
+}
+
 #define READY_MARK "@@bringup-ready"
 #define SERVER_GRACE_MS 10000
 
@@ -153,7 +169,21 @@ static void side_start(const struct pair_job *j, const size_t *todo, size_t n, c
 			snprintf(port, sizeof(port), "%u", tcp[k]);
 		else
 			snprintf(port, sizeof(port), "$t%zu", k);
-		perftest_argv(j, &j->m[todo[k]], port, server, sb);
+		if (j->cfg->numa) {
+			/* The command may be a shell snippet of the user's (a
+			 * function, a pipeline): numactl runs a shell on it,
+			 * the port its argument (the server's is a variable). */
+			struct strbuf t = STRBUF_INIT;
+
+			perftest_argv(j, &j->m[todo[k]], "\"$1\"", server, &t);
+			numa_prefix(j->m[todo[k]].hca, sb);
+			strbuf_addstr(sb, "sh -c ");
+			strbuf_addshquoted(sb, t.buf);
+			strbuf_addf(sb, " sh %s", port);
+			strbuf_release(&t);
+		} else {
+			perftest_argv(j, &j->m[todo[k]], port, server, sb);
+		}
 		strbuf_addf(sb, " >\"$d/%zu\" 2>&1 & p%zu=$!; ", k, k);
 	}
 }

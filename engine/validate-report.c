@@ -33,6 +33,19 @@ void validate_report_text(const json_t *report, struct strbuf *out)
 		else if (json_object_get(s, "results"))
 			strbuf_addf(out, " %zu runs", json_array_size(json_object_get(s, "results")));
 		strbuf_addf(out, " in %.1f s\n", json_real_value(json_object_get(s, "wall_s")));
+		if (json_is_number(json_object_get(s, "cluster_images_per_sec"))) {
+			/* resnet: the figure of the run across nodes, against ideal */
+			const json_t *m = json_object_get(s, "multi_node");
+
+			strbuf_addf(out, "  cluster     %.0f images/sec",
+				    json_number_value(json_object_get(s, "cluster_images_per_sec")));
+			if (json_is_number(json_object_get(m, "efficiency_pct")))
+				strbuf_addf(out, " on %lld GPUs, %.0f%% of %.0f (ideal)",
+					    (long long)json_integer_value(json_object_get(m, "gpus")),
+					    json_number_value(json_object_get(m, "efficiency_pct")),
+					    json_number_value(json_object_get(m, "ideal_images_per_sec")));
+			strbuf_addch(out, '\n');
+		}
 		json_array_foreach(fs, k, f) {
 			strbuf_addf(out, "  %-11s %s", str(f, "status"),
 				    json_is_string(json_object_get(f, "host")) ? str(f, "host") : "-");

@@ -37,6 +37,7 @@ struct validate_rdma_cfg {
 	unsigned base_port;       /* first TCP port tried for servers; 18515 */
 	unsigned slack_s;         /* a test may overrun its duration by this; 30 */
 	bool use_cuda;            /* --use_cuda (GPUDirect expected) */
+	bool numa;                /* each end under numactl on its HCA's NUMA node; true */
 };
 
 struct validate_nccl_cfg {
@@ -54,13 +55,30 @@ struct validate_nccl_cfg {
 	unsigned net_pct;         /* busbw >= this % of the NICs' aggregate; 85 */
 };
 
+/*
+ * The ResNet-50 benchmark: NVIDIA DeepLearningExamples' PyTorch ResNet-50
+ * v1.5 (maintained; mixed precision), or tf_cnn_benchmarks, which the
+ * Redpaper and the papers of its time used (unmaintained since TF 2.x,
+ * kept for comparison with their figures).
+ */
+enum resnet_bench { RESNET_DLE = 0, RESNET_TF_CNN };
+
 struct validate_resnet_cfg {
-	char *command;            /* "tf_cnn_benchmarks" */
-	unsigned batch_size;      /* per GPU; 64 */
-	unsigned num_batches;     /* 100 */
-	unsigned min_efficiency_pct; /* N GPUs below this % of N x 1 GPU fails; 80 */
+	enum resnet_bench benchmark; /* dle */
+	char *command;            /* NULL: the benchmark's ("multiproc.py", "tf_cnn_benchmarks") */
+	unsigned batch_size;      /* per GPU; 0: the benchmark's (256 dle, 64 tf_cnn) */
+	unsigned num_batches;     /* iterations (dle --prof) or batches; 100 */
+	bool amp;                 /* dle: mixed precision (--amp); true */
+	unsigned min_efficiency_pct; /* N GPUs below this % of N x 1 GPU fails, on a node
+				      * and across nodes; 80 */
 	unsigned timeout_s;       /* per run; 600 */
+	/* All nodes at once: mpirun on the first GPU host (validate-resnet.c). */
+	bool mpirun;              /* true */
+	char *mpirun_command;     /* "mpirun" (Open MPI) */
 };
+/* The command and per-GPU batch a benchmark runs with (defaults applied). */
+const char *validate_resnet_command(const struct validate_resnet_cfg *c);
+unsigned validate_resnet_batch(const struct validate_resnet_cfg *c);
 
 struct validate_storage_cfg {
 	char *command;            /* "fio" */

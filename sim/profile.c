@@ -470,6 +470,9 @@ void sim_format_fstab(struct strbuf *out, const struct sim *s, unsigned i)
 	 * (iblinkinfo walks the whole fabric from any node). */
 	strbuf_addf(out, "%s/nodes /run/bringup-sim/fabric none bind,ro,X-mount.mkdir 0 0\n",
 		    s->dir);
+	/* The node's own /sys/class: what sysfs says of its HCAs (the NUMA
+	 * node of each, state/sys/class/infiniband/DEV/device/numa_node). */
+	strbuf_addstr(out, "/run/bringup-sim/node/state/sys/class /sys/class none bind 0 0\n");
 	/* The node's own boot id, which a simulated reboot renews. */
 	strbuf_addstr(out, "/run/bringup-sim/node/state/boot_id /proc/sys/kernel/random/boot_id "
 			   "none bind 0 0\n");

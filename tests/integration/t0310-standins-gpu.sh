@@ -1,6 +1,6 @@
 #!/bin/sh
 # Proves the GPU and benchmark stand-ins of the simulated nodes (nvidia-smi,
-# lspci, dmesg, ib_write_bw, all_reduce_perf, tf_cnn_benchmarks) print the
+# lspci, dmesg, ib_write_bw, all_reduce_perf, tf_cnn_benchmarks, multiproc.py) print the
 # real tools' layouts (checked against the real captures in
 # tests/fixtures/sim-gpu/real and the reviewed outputs in .../expected) and
 # that the GPU, IB and memlock faults change exactly what they should.
@@ -190,6 +190,42 @@ echo 0 >"$N1/faults/gpu-throttle"
 t8t=$(tf 8)
 awk -v a="$t8t" -v b="$t8" 'BEGIN { exit !(a < 0.6 * b) }' || fail "throttled: $t8t vs $t8"
 rm "$N1/faults/gpu-throttle"
+
+# --- multiproc.py (DeepLearningExamples PyTorch ResNet-50) ----------------------
+# Run as the real capture was (FP32, fanin, dali-cpu, 12 iterations): every
+# line but DLLogger's PARAMETER line is a line of the capture once digits
+# and the lambda's address are masked, and PARAMETER has the capture's keys
+# in its order (the bare debug numbers and libibverbs warnings of the
+# capture are not the benchmark's).
+DLE=$FIX/real/pytorch_rn50_2x8_v100_dllogger_train_total_ips_libibverbs_warnings.txt
+on "$N1" multiproc.py --nproc_per_node 8 ./main.py --data-backend dali-cpu --arch resnet50 \
+	-c fanin -b 128 --epochs 1 --prof 12 --training-only --no-checkpoints /data/image >"$OUT/dle" ||
+	fail "multiproc.py failed"
+mask() { grep -v ' - PARAMETER ' "$1" | sed 's/0x[0-9a-f]*/0xH/; s/[0-9][0-9]*/9/g'; }
+mask "$OUT/dle" >"$OUT/a"
+mask "$DLE" >"$OUT/b"
+lines_within "$OUT/a" "$OUT/b" || fail "multiproc.py lines do not have the real layout"
+[ "$(grep -c 'Iteration: ' "$OUT/dle")" = 12 ] || fail "--prof 12: 12 iterations"
+keys() { sed -n 's/.* - PARAMETER //p' "$1" | awk -F'  ' '{ for (i = 1; i <= NF; i++) { sub(/ :.*/, "", $i); printf "%s ", $i } }'; }
+[ "$(keys "$OUT/dle")" = "$(keys "$DLE")" ] || fail "PARAMETER keys: $(keys "$OUT/dle")"
+# The figure (bringup's own parser) follows GPU model, count, AMP and throttling.
+dle() {
+	on "$1" multiproc.py --nproc_per_node "$2" ./main.py --arch resnet50 -b 256 --amp \
+		--data-backend synthetic --prof 20 --training-only --no-checkpoints /data/imagenet |
+		"$BRINGUP" parse dle-resnet50 | python3 -c 'import json, sys; print(json.load(sys.stdin)["images_per_sec"])'
+}
+d1=$(dle "$N1" 1) d8=$(dle "$N1" 8) h1=$(dle "$H" 1)
+awk -v a="$d1" -v b="$d8" -v h="$h1" 'BEGIN { exit !(a > 1000 && a < 1300 && b > 6.8 * a && b < 8 * a && h > 3.5 * a) }' ||
+	fail "DLE ResNet-50 AMP: V100 1 GPU $d1, 8 GPUs $d8; H100 1 GPU $h1"
+echo 5 >"$N1/faults/gpu-throttle"
+d8t=$(dle "$N1" 8) d4t=$(dle "$N1" 4)
+awk -v a="$d8t" -v b="$d8" -v c="$d4t" -v d="$d1" 'BEGIN { exit !(a < 0.55 * b && c > 3.4 * d) }' ||
+	fail "throttled GPU 5: 8 GPUs $d8t (healthy $d8), 4 GPUs $d4t must not see it"
+rm "$N1/faults/gpu-throttle"
+on "$N1" multiproc.py --nproc_per_node 9 ./main.py --arch resnet50 >"$OUT/dle9" 2>&1 &&
+	fail "9 GPUs on an 8-GPU node must fail"
+"$BRINGUP" parse dle-resnet50 "$OUT/dle9" | grep -q '"error": "RuntimeError: CUDA error: invalid device ordinal"' ||
+	fail "9 GPUs: $(cat "$OUT/dle9")"
 
 # --- ib_write_bw --------------------------------------------------------------------
 on "$D/bare01" ib_write_bw -d mlx5_1 2>/dev/null

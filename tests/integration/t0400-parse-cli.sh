@@ -51,7 +51,8 @@ PY
 "$BRINGUP" parse --list >"$OUT" || fail "--list failed"
 for t in getenforce ibstat ibstatus ibv_devinfo lsmod lspci mmgetstate mmlscluster \
 	mmlsconfig mmlsmount mmremotecluster mmremotefs nccl-tests nvidia-smi \
-	nvidia-smi-q nvidia-smi-topo ofed_info os-release perftest sminfo tf_cnn_benchmarks; do
+	nvidia-smi-q nvidia-smi-topo ofed_info os-release perftest sminfo tf_cnn_benchmarks \
+	dle-resnet50; do
 	grep -q "^  $t " "$OUT" || fail "--list lacks $t"
 	[ -d "$FIX/$t" ] || fail "no fixtures for $t"
 done
@@ -107,6 +108,8 @@ expect nccl-tests all_reduce_2x8_h100_gcp_a3mega_new_format_footer.txt rows/30/o
 expect nccl-tests all_reduce_2x_a100_80gb_nccl_debug_info_socket_excerpt.txt nccl_version 2.20.5+cuda12.4
 expect tf_cnn_benchmarks tf_cnn_benchmarks_resnet101_horovod_2gpu_mpijob_elided.txt total_images_per_sec 308.27
 expect tf_cnn_benchmarks tf_cnn_benchmarks_resnet101_horovod_2gpu_mpijob_elided.txt num_gpus 2
+expect dle-resnet50 pytorch_rn50_2x8_v100_dllogger_train_total_ips_libibverbs_warnings.txt parameters/world_size 16
+expect dle-resnet50 derived_traceback_cuda_error_after_iteration_3.txt error "RuntimeError: CUDA error: an illegal memory access was encountered"
 expect mmgetstate mmgetstate_a_3_nodes_active.txt nodes/2/state active
 expect mmlscluster mmlscluster_cnsa_3_workers_quorum_manager.txt cluster/repository_type CCR
 expect mmlsconfig mmlsconfig_nodeclass_stanza_dgx_verbs_rdma_seed_excerpt.txt nodeclasses/dgx/verbsRdma enable

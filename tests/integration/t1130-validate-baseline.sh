@@ -6,6 +6,12 @@
 # nothing.
 . "$(dirname "$0")/lib.sh"
 sim_up -n 3 --state ready
+cat >>"$INV" <<'YAML'
+
+validate:
+  resnet:
+    mpirun: false  # per node only here; across nodes: t1120
+YAML
 ST=$TEST_DIR/state
 B=$ST/validate-baseline.json
 
@@ -21,7 +27,8 @@ import json, sys
 d, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert d["baseline"]["stored"] is True, d["baseline"]
 assert b["cluster"] == "sim" and len(b["figures"]) == 3 * 4, b
-assert 2400 < b["figures"]["resnet:dgx01:8"] < 2900, b
+# DLE ResNet-50 with AMP on 8 V100: ~1,150 img/s a GPU, 92% scaling
+assert 7500 < b["figures"]["resnet:dgx01:8"] < 9500, b
 # pretend dgx01 once ran 30% faster on 8 GPUs
 b["figures"]["resnet:dgx01:8"] *= 1.3
 json.dump(b, open(sys.argv[2], "w"))

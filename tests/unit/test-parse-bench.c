@@ -1,4 +1,5 @@
-/* engine/parse-bench.c: nccl-tests (both layouts) and tf_cnn_benchmarks. */
+/* engine/parse-bench.c: nccl-tests (both layouts), tf_cnn_benchmarks and
+ * DeepLearningExamples ResNet-50 (DLLogger). */
 #include "parse-fixture.h"
 
 /* Two DGX-1 over 4x EDR in OpenShift: pre-2021 layout, a NCCL INFO line
@@ -158,6 +159,62 @@ static void test_tf_cnn_single_gpu_tabs_and_spaces(void **state)
 		     "tf_cnn_benchmarks: line 3: bad step row");
 }
 
+/* Two DGX-1 nodes, 16 V100, FP32 (DLPerf's NGC 20.03 log of node 0): the
+ * shell trace, model config, two bare debug numbers, eight libibverbs
+ * warnings, then 12 iterations; the figure is the mean of the last 6. */
+static void test_dle_2x8_v100(void **state)
+{
+	json_t *j = parse_fixture("dle-resnet50", "pytorch_rn50_2x8_v100_dllogger_train_total_ips_libibverbs_warnings.txt");
+
+	(void)state;
+	assert_jbool_at(j, "ok", 1);
+	assert_jsize_at(j, "iterations", 12);
+	assert_jint_at(j, "iterations/0/iteration", 1);
+	assert_jnum_at(j, "iterations/0/train.total_ips", 267.44);
+	assert_jnum_at(j, "iterations/11/train.loss", 6.67351);
+	assert_jint_at(j, "warmup_iterations", 6);
+	/* (10879.48 + 10044.52 + 10547.30 + 10007.33 + 9872.60 + 10393.54) / 6 */
+	assert_jnum_at(j, "images_per_sec", 10290.795);
+	assert_jint_at(j, "parameters/world_size", 16);
+	assert_jint_at(j, "parameters/batch_size", 128);
+	assert_jstr_at(j, "parameters/arch", "resnet50");
+	assert_jstr_at(j, "parameters/pretrained_weights", "");
+	assert_jstr_at(j, "parameters/amp", "False");
+	/* 8 libibverbs lines and the two bare numbers: kept, not used */
+	assert_jsize_at(j, "warnings", 10);
+	assert_jstr_at(j, "warnings/0", "98");
+	assert_jstr_at(j, "warnings/2", "libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0");
+	json_decref(j);
+}
+
+/* The tool's own failures: a traceback (its exception line is the error,
+ * the iterations before it stay), the shell's "command not found". */
+static void test_dle_failures(void **state)
+{
+	json_t *j = parse_fixture("dle-resnet50", "derived_traceback_cuda_error_after_iteration_3.txt");
+	struct err e = ERR_INIT;
+	const char *nf = "bash: multiproc.py: command not found\n";
+
+	(void)state;
+	assert_jbool_at(j, "ok", 0);
+	assert_jstr_at(j, "error", "RuntimeError: CUDA error: an illegal memory access was encountered");
+	assert_jsize_at(j, "iterations", 3);
+	json_decref(j);
+	j = NULL;
+	assert_int_equal(parse_dle_resnet50(nf, strlen(nf), &j, &e), 0);
+	assert_jbool_at(j, "ok", 0);
+	assert_jstr_at(j, "error", "bash: multiproc.py: command not found");
+	assert_null(jpath(j, "images_per_sec"));
+	json_decref(j);
+	expect_error("dle-resnet50", "malformed_line23_pair_without_colon.txt",
+		     "dle-resnet50: line 23: not a DLLogger line");
+	/* Nothing to measure is an error, not a figure of zero. */
+	j = NULL;
+	assert_int_equal(parse_dle_resnet50("RUNNING EPOCHS FROM 0 TO 1\n", 27, &j, &e), ERR_PARSE);
+	assert_string_equal(err_msg(&e), "dle-resnet50: no train.total_ips (no iteration, no summary)");
+	err_clear(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +225,8 @@ int main(void)
 		cmocka_unit_test(test_nccl_other_samples),
 		cmocka_unit_test(test_tf_cnn_horovod),
 		cmocka_unit_test(test_tf_cnn_single_gpu_tabs_and_spaces),
+		cmocka_unit_test(test_dle_2x8_v100),
+		cmocka_unit_test(test_dle_failures),
 	};
 	return cmocka_run_group_tests_name("parse-bench", tests, NULL, NULL);
 }

@@ -277,6 +277,7 @@ static void test_fstab(void **state)
 	assert_has_line(sb.buf, "/tmp/simdir/bin /run/bringup-sim/bin none bind,X-mount.mkdir 0 0");
 	assert_has_line(sb.buf, "/tmp/simdir/nodes /run/bringup-sim/fabric none bind,ro,X-mount.mkdir 0 0");
 	/* Through the node's bind, which comes before it. */
+	assert_has_line(sb.buf, "/run/bringup-sim/node/state/sys/class /sys/class none bind 0 0");
 	assert_has_line(sb.buf, "/run/bringup-sim/node/state/boot_id "
 				"/proc/sys/kernel/random/boot_id none bind 0 0");
 	assert_true(strstr(sb.buf, "/run/bringup-sim/node none") <

@@ -130,6 +130,7 @@ static void test_config_defaults_and_values(void **state)
 	assert_string_equal(inv->validate.rdma.command, "ib_write_bw");
 	assert_int_equal(inv->validate.rdma.pass_pct, 90);
 	assert_int_equal(inv->validate.rdma.pairs, PAIRS_ALL);
+	assert_true(inv->validate.rdma.numa);
 	assert_int_equal(inv->validate.tries, 3);
 	assert_string_equal(inv->validate.nccl.max_bytes, "256M");
 	assert_true(inv->validate.nccl.mpirun);
@@ -144,12 +145,13 @@ static void test_config_defaults_and_values(void **state)
 	assert_string_equal(inv->validate.nccl.mpirun_command, "/opt/openmpi/bin/mpirun");
 	assert_int_equal(inv->validate.nccl.net_pct, 80);
 	inventory_free(inv);
-	assert_int_equal(load("validate:\n  tries: 2\n  rdma: { pairs: ring, duration: 2, use_cuda: true }\n"
+	assert_int_equal(load("validate:\n  tries: 2\n  rdma: { pairs: ring, duration: 2, use_cuda: true, numa: false }\n"
 			      "  nccl: { max_bytes: 64M, expect_gdr: false }\n", &inv, &e), 0);
 	assert_int_equal(inv->validate.tries, 2);
 	assert_int_equal(inv->validate.rdma.pairs, PAIRS_RING);
 	assert_int_equal(inv->validate.rdma.duration_s, 2);
 	assert_true(inv->validate.rdma.use_cuda);
+	assert_false(inv->validate.rdma.numa);
 	assert_string_equal(inv->validate.nccl.max_bytes, "64M");
 	assert_false(inv->validate.nccl.expect_gdr);
 	inventory_free(inv);
@@ -179,6 +181,52 @@ static void test_config_errors(void **state)
 	assert_int_equal(load("validate:\n  rmda: {}\n", &inv, &e), ERR_INVENTORY);
 	assert_non_null(strstr(err_msg(&e), "rdma"));
 	err_clear(&e);
+}
+
+/* validate.resnet: DLE by default (its command and batch), tf_cnn on
+ * request with the Redpaper's batch; the command lines each runs, alone
+ * and as one rank of a run across nodes. */
+static void test_config_resnet(void **state)
+{
+	struct inventory *inv;
+	struct err e = ERR_INIT;
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(load("", &inv, &e), 0);
+	assert_int_equal(inv->validate.resnet.benchmark, RESNET_DLE);
+	assert_string_equal(validate_resnet_command(&inv->validate.resnet), "multiproc.py");
+	assert_int_equal(validate_resnet_batch(&inv->validate.resnet), 256);
+	assert_true(inv->validate.resnet.amp && inv->validate.resnet.mpirun);
+	validate_resnet_args(&sb, &inv->validate.resnet, 4, 1, NULL);
+	assert_string_equal(sb.buf, "multiproc.py --nproc_per_node 4 ./main.py --arch resnet50 "
+			    "-b 256 --amp --static-loss-scale 256 --data-backend synthetic --epochs 1 "
+			    "--prof 100 --training-only --no-checkpoints --workspace \"${TMPDIR:-/tmp}\" "
+			    "/imagenet 2>&1");
+	strbuf_reset(&sb);
+	validate_resnet_args(&sb, &inv->validate.resnet, 8, 3, "dgx01");
+	assert_non_null(strstr(sb.buf, "multiproc.py --nnodes 3 --node_rank \"$OMPI_COMM_WORLD_RANK\" "
+			       "--master_addr 'dgx01' --master_port 29500 --nproc_per_node 8 ./main.py"));
+	inventory_free(inv);
+	strbuf_reset(&sb);
+	assert_int_equal(load("validate:\n  resnet: { benchmark: tf_cnn, amp: false, mpirun: false }\n",
+			      &inv, &e), 0);
+	assert_int_equal(inv->validate.resnet.benchmark, RESNET_TF_CNN);
+	assert_false(inv->validate.resnet.mpirun);
+	assert_int_equal(validate_resnet_batch(&inv->validate.resnet), 64);
+	validate_resnet_args(&sb, &inv->validate.resnet, 8, 1, NULL);
+	assert_string_equal(sb.buf, "tf_cnn_benchmarks --model=resnet50 --batch_size=64 --num_gpus=8 "
+			    "--num_batches=100 --variable_update=replicated");
+	strbuf_reset(&sb);
+	validate_resnet_args(&sb, &inv->validate.resnet, 8, 2, "dgx01");
+	assert_string_equal(sb.buf, "tf_cnn_benchmarks --model=resnet50 --batch_size=64 --num_gpus=1 "
+			    "--num_batches=100 --variable_update=horovod");
+	inventory_free(inv);
+	assert_int_equal(load("validate:\n  resnet: { benchmark: pytorch }\n", &inv, &e), ERR_INVENTORY);
+	assert_non_null(strstr(err_msg(&e), "inv.yaml:4:24"));
+	assert_non_null(strstr(err_msg(&e), "dle"));
+	err_clear(&e);
+	strbuf_release(&sb);
 }
 
 /* The variants list: the Redpaper's 2x8 and 16x1, N and G for "all". */
@@ -338,6 +386,15 @@ static void test_report_text_and_junit(void **state)
 	validate_report_junit(rep, &sb);
 	assert_non_null(strstr(sb.buf, "<testsuite name=\"validate.nccl\" tests=\"1\" failures=\"1\""));
 	assert_non_null(strstr(sb.buf, "message=\"slow &lt;&amp;&gt;\""));
+	strbuf_reset(&sb);
+	json_decref(rep);
+	/* resnet's run across nodes: its figure against ideal, in one line */
+	rep = json_pack("{s:s, s:[{s:s, s:s, s:f, s:[], s:f, s:{s:i, s:f, s:f}}]}", "cluster", "c",
+			"stages", "stage", "resnet", "status", "pass", "wall_s", 9.0, "findings",
+			"cluster_images_per_sec", 23552.7, "multi_node", "gpus", 24,
+			"efficiency_pct", 86.6, "ideal_images_per_sec", 27210.1);
+	validate_report_text(rep, &sb);
+	assert_non_null(strstr(sb.buf, "\n  cluster     23553 images/sec on 24 GPUs, 87% of 27210 (ideal)\n"));
 	strbuf_release(&sb);
 	json_decref(rep);
 }
@@ -356,7 +413,9 @@ static void test_report_html(void **state)
 		" \"multi_node\": [{\"variant\": \"2x8\", \"ranks\": 16, \"curve\": [[8, 0.0], [268435456, 46.0]]}]},"
 		"{\"stage\": \"resnet\", \"status\": \"pass\", \"findings\": [], \"results\": [{\"host\": \"a\","
 		" \"steps\": [{\"gpus\": 1, \"images_per_sec\": 360, \"ideal\": 360},"
-		" {\"gpus\": 8, \"images_per_sec\": 2640, \"ideal\": 2880}]}]}]}", 0, NULL);
+		" {\"gpus\": 8, \"images_per_sec\": 2640, \"ideal\": 2880}]}],"
+		" \"multi_node\": {\"gpus\": 16, \"images_per_sec\": 4900, \"one_gpu_images_per_sec\": 360,"
+		" \"ideal_images_per_sec\": 5760, \"efficiency_pct\": 85.07}}]}", 0, NULL);
 	struct strbuf sb = STRBUF_INIT;
 
 	(void)state;
@@ -370,6 +429,10 @@ static void test_report_html(void **state)
 	assert_non_null(strstr(sb.buf, ">128M<"));  /* x ticks every 64x from 8 B */
 	assert_non_null(strstr(sb.buf, ">mpirun 2x8<"));  /* across nodes too */
 	assert_non_null(strstr(sb.buf, "ideal linear"));
+	/* ResNet-50 across nodes: measured against the fleet's ideal */
+	assert_non_null(strstr(sb.buf, "ResNet-50 training throughput across nodes (mpirun)"));
+	assert_non_null(strstr(sb.buf, ">all nodes (16 GPUs): 4900 images/sec, 85% of ideal<"));
+	assert_non_null(strstr(sb.buf, ">GPUs (1 to 16)<"));
 	assert_null(strstr(sb.buf, "src="));
 	assert_null(strstr(sb.buf, "href="));
 	strbuf_release(&sb);
@@ -416,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_schedule_ring),
 		cmocka_unit_test(test_config_defaults_and_values),
 		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_config_resnet),
 		cmocka_unit_test(test_mpi_variants),
 		cmocka_unit_test(test_mpi_hostfile_and_command),
 		cmocka_unit_test(test_mpi_nic_gbps),

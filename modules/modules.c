@@ -21,6 +21,7 @@ extern const struct stage_module mod_scale_remote_mount;
 extern const struct stage_module mod_scale_tune;
 extern const struct stage_module mod_selinux_ib;
 extern const struct stage_module mod_subnet_manager;
+extern const struct stage_module mod_validate;
 
 const struct stage_module *const stage_modules[] = {
 	&mod_kube_node,
@@ -37,6 +38,7 @@ const struct stage_module *const stage_modules[] = {
 	&mod_scale_tune,
 	&mod_selinux_ib,
 	&mod_subnet_manager,
+	&mod_validate,
 };
 
 const size_t stage_nmodules = sizeof(stage_modules) / sizeof(stage_modules[0]);

@@ -61,7 +61,7 @@ static void test_table_sorted_and_whole(void **state)
 static void test_every_module_file_is_registered_and_shipped(void **state)
 {
 	DIR *d = opendir("modules");
-	struct playbook *pb = NULL;
+	struct playbook *pb = NULL, *vb = NULL;
 	struct err e = ERR_INIT;
 	struct dirent *de;
 	size_t files = 0;
@@ -70,6 +70,8 @@ static void test_every_module_file_is_registered_and_shipped(void **state)
 	assert_non_null(d);
 	assert_int_equal(playbook_load("playbooks/deploy.yaml", stage_modules, stage_nmodules,
 				       &pb, &e), 0);
+	assert_int_equal(playbook_load("playbooks/validate.yaml", stage_modules, stage_nmodules,
+				       &vb, &e), 0);
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name);
 		char *name;
@@ -85,16 +87,19 @@ static void test_every_module_file_is_registered_and_shipped(void **state)
 			fail_msg("modules/%s is not in the table of modules.c", de->d_name);
 		for (size_t i = 0; i < pb->nstages; i++)
 			shipped |= !strcmp(pb->stages[i].module->name, name);
+		for (size_t i = 0; i < vb->nstages; i++)
+			shipped |= !strcmp(vb->stages[i].module->name, name);
 		/* the rolling upgrade's playbook (engine/upgrade.c; test-upgrade loads it) */
 		shipped |= !strcmp(name, "scale_node") || !strcmp(name, "kube_node");
 		if (!shipped)
-			fail_msg("module %s has no stage in playbooks/deploy.yaml", name);
+			fail_msg("module %s has no stage in playbooks/deploy.yaml or validate.yaml", name);
 		files++;
 		free(name);
 	}
 	closedir(d);
 	assert_int_equal(files, stage_nmodules);
 	playbook_free(pb);
+	playbook_free(vb);
 }
 
 static void test_param_check(void **state)

@@ -290,57 +290,76 @@ static bool expects_ib(const struct host *h)
 	return false;
 }
 
-/* A CA of the reading described "HOST ..." (rdma-ndd's "HOST HCA"). */
-static bool host_seen(json_t *fab, const char *host)
+/*
+ * The fabric's CA descriptions: ibhosts' list when it was read and parsed
+ * (the tool made for this count), else the CA headers of iblinkinfo.
+ * *ret_source names which.
+ */
+static void fabric_cas(const struct check_ctx *cc, const struct fabric *fb,
+		       struct strlist *out, const char **ret_source)
 {
-	size_t len = strlen(host), i;
-	json_t *n;
+	json_t *hosts = fact_parsed(cc->hf, "ibhosts"), *n;
+	size_t i;
 
-	json_array_foreach(json_object_get(fab, "nodes"), i, n) {
-		const char *d = jstr(n, "desc");
-
-		if (jstr(n, "type") && !strcmp(jstr(n, "type"), "CA") && d &&
-		    !strncmp(d, host, len) && d[len] == ' ')
-			return true;
+	if (hosts && json_is_true(json_object_get(hosts, "ok"))) {
+		*ret_source = "ibhosts";
+		json_array_foreach(json_object_get(hosts, "cas"), i, n)
+			if (jstr(n, "desc"))
+				strlist_push(out, jstr(n, "desc"));
+		return;
 	}
+	*ret_source = "iblinkinfo";
+	json_array_foreach(json_object_get(fb->reading, "nodes"), i, n)
+		if (jstr(n, "type") && !strcmp(jstr(n, "type"), "CA") && jstr(n, "desc"))
+			strlist_push(out, jstr(n, "desc"));
+}
+
+/* One of the CAs is described "HOST ..." (rdma-ndd's "HOST HCA"). */
+static bool host_seen(const struct strlist *cas, const char *host)
+{
+	size_t len = strlen(host);
+
+	for (size_t i = 0; i < cas->n; i++)
+		if (!strncmp(cas->v[i], host, len) && cas->v[i][len] == ' ')
+			return true;
 	return false;
 }
 
 static void fabric_hosts(struct check_ctx *cc, const struct fabric *fb)
 {
-	struct strlist missing = STRLIST_INIT;
-	size_t want = 0, cas = 0, i;
-	json_t *n;
+	struct strlist missing = STRLIST_INIT, cas = STRLIST_INIT;
+	size_t want = 0, i;
+	const char *source;
 	char *exp, *found;
 
-	json_array_foreach(json_object_get(fb->reading, "nodes"), i, n)
-		cas += jstr(n, "type") && !strcmp(jstr(n, "type"), "CA");
+	fabric_cas(cc, fb, &cas, &source);
 	for (i = 0; i < cc->inv->nhosts; i++) {
 		const struct host *h = &cc->inv->hosts[i];
 
 		if (!expects_ib(h))
 			continue;
 		want++;
-		if (!host_seen(fb->reading, h->name))
+		if (!host_seen(&cas, h->name))
 			strlist_push(&missing, h->name);
 	}
 	exp = xasprintf("the %zu hosts with InfiniBand HCAs", want);
 	if (missing.n) {
 		char *set = nodeset_fold(missing.v, missing.n);
 
-		found = xasprintf("%zu of them, none of %s (%zu CAs in all)", want - missing.n,
-				  set, cas);
+		found = xasprintf("%zu of them, none of %s (%zu CAs in all, %s)", want - missing.n,
+				  set, cas.n, source);
 		check_fail(cc, "hosts", exp, found,
-			   "a host with no port in iblinkinfo is cabled to another fabric or not "
+			   "a host with no CA in the fabric is cabled to another fabric or not "
 			   "at all, or all its ports are down (its ib.port_state says which)");
 		free(set);
 	} else {
-		found = xasprintf("all %zu (%zu CAs in all)", want, cas);
+		found = xasprintf("all %zu (%zu CAs in all, %s)", want, cas.n, source);
 		check_pass(cc, "hosts", exp, found);
 	}
 	free(exp);
 	free(found);
 	strlist_clear(&missing);
+	strlist_clear(&cas);
 }
 
 static void fabric_switches(struct check_ctx *cc, const struct fabric *fb)

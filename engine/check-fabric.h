@@ -2,9 +2,10 @@
  * precheck's fabric-wide checks: the one iblinkinfo reading of a run (taken
  * on the "fabric-reading host", the first host with HCAs; see facts.c)
  * judged once, on that host: switch-to-switch links at their rate
- * (ib.fabric_isl), the hosts and switches seen (ib.fabric_size) and, with
- * the inventory's `fabric:` section, the cabling of every leaf
- * (ib.fabric_cabling). The checks table is in check-defs.c.
+ * (ib.fabric_isl), the hosts (ibhosts, else iblinkinfo's CAs) and the
+ * switches seen (ib.fabric_size) and, with the inventory's `fabric:`
+ * section, the cabling of every leaf (ib.fabric_cabling). The checks table
+ * is in check-defs.c.
  */
 #ifndef BRINGUP_CHECK_FABRIC_H
 #define BRINGUP_CHECK_FABRIC_H

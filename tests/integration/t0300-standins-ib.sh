@@ -247,6 +247,19 @@ grep -c '^Switch: ' "$TEST_DIR/out" | grep -qx 1 || fail "one leaf wanted: $(cat
 shape "$REAL" >"$TEST_DIR/shape.real"
 shape "$TEST_DIR/out" >"$TEST_DIR/shape.sim"
 same "iblinkinfo layout (one leaf)" "$TEST_DIR/shape.real" "$TEST_DIR/shape.sim"
+cp "$TEST_DIR/out" "$TEST_DIR/iblinkinfo.one"
+
+# ibhosts: the CAs iblinkinfo shows, one line each in the capture's layout
+# (a tab after "Ca", the GUID, "ports N", the description quoted).
+out dgx01 ibhosts
+[ "$rc" -eq 0 ] || fail "ibhosts exit $rc: $(cat "$TEST_DIR/err")"
+sed -n 's/^CA: \(.*\):$/\1/p' "$TEST_DIR/iblinkinfo.one" >"$TEST_DIR/cas.want"
+sed -n 's/^Ca\t: 0x[0-9a-f]\{16\} ports 1 "\(.*\)"$/\1/p' "$TEST_DIR/out" >"$TEST_DIR/cas.got"
+same "ibhosts: the CAs of iblinkinfo" "$TEST_DIR/cas.want" "$TEST_DIR/cas.got"
+[ "$(wc -l <"$TEST_DIR/out")" -eq "$(wc -l <"$TEST_DIR/cas.got")" ] || fail "ibhosts: lines off the layout: $(cat "$TEST_DIR/out")"
+grep -q "$(printf '^Ca\t: 0x[0-9a-f]\\{16\\} ports 1 "dgx02 HCA-3"$')" \
+	"$here/../fixtures/tools/ibhosts/dgx1_edr_fabric_17_cas_mlx5_0_seed_reconstructed.txt" ||
+	fail "the capture no longer has the layout this test holds the stand-in to"
 
 # Leaves of 4 host ports, 2 spines, 2 cables from each leaf to each spine:
 # dgx01's 4 ports on leaf01 ports 1-4, dgx02's on leaf02, dgx03's on leaf03;

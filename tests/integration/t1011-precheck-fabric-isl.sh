@@ -27,7 +27,7 @@ expect_status 0 pre healthy
 results "$TEST_DIR/healthy.json" >"$TEST_DIR/healthy.txt"
 cat >"$TEST_DIR/want.txt" <<'W'
 dgx01|ib.fabric_isl||pass|12 links at 4X EDR
-dgx01|ib.fabric_size|hosts|pass|all 3 (12 CAs in all)
+dgx01|ib.fabric_size|hosts|pass|all 3 (12 CAs in all, ibhosts)
 dgx01|ib.fabric_size|switches|pass|3 leaf switches, 2 spine switches
 W
 sort "$TEST_DIR/healthy.txt" | diff "$TEST_DIR/want.txt" - || fail "healthy two-level fabric"

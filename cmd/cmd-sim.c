@@ -21,6 +21,7 @@ const struct cmd_option cmd_sim_options[] = {
 	{ "state", 's', 0, "bare|ready", "bare (OS only) or ready (as after a bring-up; default)" },
 	{ "port", 'p', 0, "PORT", "first port to try (default " CMD_STR(SIM_DEFAULT_PORT) "; the next free one is used)" },
 	{ "switch", 'S', 0, NULL, "add a managed InfiniBand switch that speaks the MLNX-OS CLI" },
+	{ "leaf-ports", 'L', 0, "N", "a two-level fabric: leaves of N host ports (1-" CMD_STR(SIM_MAX_LEAF_PORTS) "), 2 spines" },
 	{ "help", 'h', OPT_SHORT, NULL, "print this help" },
 	{ NULL },
 };
@@ -28,7 +29,7 @@ const struct cmd_option cmd_sim_options[] = {
 static void print_help(void)
 {
 	printf("usage: bringup sim up [-n N] [--profile P] [--state bare|ready] [--port PORT]\n"
-	       "                      [--switch]\n"
+	       "                      [--switch] [--leaf-ports N]\n"
 	       "       bringup sim down\n"
 	       "       bringup sim status\n"
 	       "       bringup sim fault NODE KIND [ARG]\n"
@@ -46,6 +47,11 @@ static void print_help(void)
 	printf("\n"
 	       "--switch adds %s, which runs the fabric's SM (groups ib_switch and sm_host,\n"
 	       "sm_backend: switch).\n"
+	       "\n"
+	       "The fabric (iblinkinfo) is one leaf switch while the nodes' IB ports fit on\n"
+	       "its 36, then leaves of 18 host ports; --leaf-ports N asks for leaves of N\n"
+	       "host ports at any size. Above the leaves, 2 spines, each leaf cabled to both\n"
+	       "with N/2 cables (at least one).\n"
 	       "\n"
 	       "fault KIND: unreachable, clear, or one of `sim-fault --list` (hang, slow\n"
 	       "[SECONDS], port-down, ...); see sim/README.md.\n"
@@ -80,6 +86,7 @@ static int sim_up_cmd(const char *dir, int argc, char **argv)
 	unsigned n = SIM_DEFAULT_NODES, port = SIM_DEFAULT_PORT;
 	int st = SIM_STATE_READY, c;
 	bool with_switch = false;
+	unsigned leaf_ports = 0;
 	struct err err = ERR_INIT;
 	struct strbuf set = STRBUF_INIT;
 	struct sim *s;
@@ -121,6 +128,13 @@ static int sim_up_cmd(const char *dir, int argc, char **argv)
 		case 'S':
 			with_switch = true;
 			break;
+		case 'L':
+			if (parse_uint(optarg, SIM_MAX_LEAF_PORTS, &leaf_ports) || !leaf_ports) {
+				fprintf(stderr, "bringup: sim up: --leaf-ports wants 1-%d\n",
+					SIM_MAX_LEAF_PORTS);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			print_help();
 			return EXIT_OK;
@@ -133,6 +147,8 @@ static int sim_up_cmd(const char *dir, int argc, char **argv)
 	s = sim_new(dir, prof, (enum sim_state)st, n, port, &err);
 	if (s && with_switch)
 		sim_add_switch(s);
+	if (s)
+		s->leaf_ports = leaf_ports;
 	if (!s || sim_up(s, &err)) {
 		int rc = cmd_fail(&err);
 

@@ -4,6 +4,7 @@
  * the inventory, and records results with check_pass/check_fail/check_skip.
  * Ids are stable: runbooks and dashboards link to them.
  */
+#include "check-fabric.h"
 #include "check-scale.h"
 #include "check.h"
 #include "strbuf.h"
@@ -1353,20 +1354,6 @@ static json_t *fabric_reading(const struct check_ctx *cc)
 	return NULL;
 }
 
-/* Lane rate in Gb/s of an IB speed name, as iblinkinfo prints it. */
-static double lane_gbps(const char *speed)
-{
-	static const struct { const char *name; double gbps; } lanes[] = {
-		{ "SDR", 2.5 }, { "DDR", 5.0 }, { "QDR", 10.0 }, { "FDR", 14.0625 },
-		{ "EDR", 25.78125 }, { "HDR", 53.125 }, { "NDR", 106.25 },
-	};
-
-	for (size_t i = 0; speed && i < sizeof(lanes) / sizeof(lanes[0]); i++)
-		if (!strcmp(speed, lanes[i].name))
-			return lanes[i].gbps;
-	return 0;
-}
-
 /* The port of the fabric node described desc whose peer is (lid, port). */
 static json_t *fabric_far_end(json_t *fab, const char *desc, json_int_t lid, json_int_t port)
 {
@@ -1413,7 +1400,7 @@ static void fabric_link(struct check_ctx *cc, json_t *fab, const struct hca_expe
 			const char *subj)
 {
 	json_t *p = fabric_ca_port(fab, cc->host->name, e), *peer, *far;
-	double want = lane_gbps(e->speed), got;
+	double want = ib_lane_gbps(e->speed), got;
 	char *exp, *found, *where;
 
 	if (!p) {
@@ -2059,6 +2046,19 @@ const struct check_def check_defs[] = {
 	{ "ssh.peer", SEV_FAIL, "mpirun's launcher logs in to every GPU node (BatchMode)",
 	  "node-to-node keys for the MPI user: authorized_keys and known_hosts on every node",
 	  { NULL }, is_mpi_launcher, run_ssh_peer },
+	{ "ib.fabric_isl", SEV_FAIL, "every switch-to-switch link at its width and speed (iblinkinfo, "
+	  "judged once on the fabric-reading host)",
+	  "a link below its rate is named by both ends: reseat or replace that cable or transceiver",
+	  { NULL }, fabric_is_reader, run_ib_fabric_isl },
+	{ "ib.fabric_size", SEV_FAIL, "every host with IB HCAs in the fabric, and the switches the "
+	  "inventory's fabric section expects (iblinkinfo, once)",
+	  "a host not seen is cabled elsewhere or its ports are down; a switch not seen is off "
+	  "or cut from the fabric",
+	  { NULL }, fabric_is_reader, run_ib_fabric_size },
+	{ "ib.fabric_cabling", SEV_FAIL, "each leaf cabled as the inventory's fabric section plans "
+	  "(iblinkinfo, once)",
+	  "cable the leaf to every spine with uplinks_per_leaf cables, or correct the inventory",
+	  { NULL }, fabric_is_planned, run_ib_fabric_cabling },
 };
 
 const size_t check_ndefs = sizeof(check_defs) / sizeof(check_defs[0]);

@@ -25,6 +25,7 @@ static const struct {
 	{ "dmesg-modules", "dmesg-modules" },
 	{ "getenforce", "getenforce" },
 	{ "ibdev2netdev", "ibdev2netdev" },
+	{ "ibhosts", "ibhosts" },
 	{ "iblinkinfo", "iblinkinfo" },
 	{ "ibstat", "ibstat" },
 	{ "ibstatus", "ibstatus" },

@@ -56,13 +56,14 @@ int role_from_name(const char *s)
 }
 
 /* The key tables: one per mapping level, indexed by the enums beside them. */
-enum { T_CLUSTER, T_HARDWARE, T_HOSTS, T_GROUPS, T_VALIDATE, T__N };
+enum { T_CLUSTER, T_HARDWARE, T_HOSTS, T_GROUPS, T_VALIDATE, T_FABRIC, T__N };
 static const struct ykey top_keys[] = {
 	[T_CLUSTER] = { "cluster", Y_MAP, true },
 	[T_HARDWARE] = { "hardware", Y_MAP, false },
 	[T_HOSTS] = { "hosts", Y_MAP, true },
 	[T_GROUPS] = { "groups", Y_MAP, false },
 	[T_VALIDATE] = { "validate", Y_MAP, false },
+	[T_FABRIC] = { "fabric", Y_MAP, false },
 	[T__N] = { NULL, 0, false },
 };
 
@@ -135,6 +136,16 @@ static const struct ykey group_keys[] = {
 	[G_HARDWARE] = { "hardware", Y_SCALAR, false },
 	[G_VARS] = { "vars", Y_MAP, false },
 	[G__N] = { NULL, 0, false },
+};
+
+enum { F_LEAVES, F_SPINES, F_HOST_PORTS, F_UPLINKS, F_ISL_RATE, F__N };
+static const struct ykey fabric_keys[] = {
+	[F_LEAVES] = { "leaf_switches", Y_SCALAR, false },
+	[F_SPINES] = { "spine_switches", Y_SCALAR, false },
+	[F_HOST_PORTS] = { "host_ports_per_leaf", Y_SCALAR, false },
+	[F_UPLINKS] = { "uplinks_per_leaf", Y_SCALAR, false },
+	[F_ISL_RATE] = { "isl_rate", Y_SCALAR, false },
+	[F__N] = { NULL, 0, false },
 };
 
 static const char *const link_layer_names[] = { "infiniband", "ethernet" };
@@ -444,6 +455,80 @@ static int read_hca_common(struct loader *ld, yaml_node_t **v, const char *where
 			return ytree_fail_choice(&ld->t, v[HCA_LINK_LAYER],
 						 "link_layer", where, link_layer_names, 2);
 	}
+	return 0;
+}
+
+/* "4X EDR": a width and an IB speed name, nothing else. */
+static bool parse_isl_rate(const char *s, struct fabric_expect *f)
+{
+	char width[8], speed[8];
+	int used = 0;
+	size_t digits;
+
+	if (sscanf(s, " %7s %7s %n", width, speed, &used) != 2 || s[used])
+		return false;
+	digits = strspn(width, "0123456789");
+	if (!digits || width[digits] != 'X' || width[digits + 1])
+		return false;
+	for (const char *const *sp = ib_speeds; *sp; sp++)
+		if (!strcmp(speed, *sp)) {
+			f->isl_width = xstrdup(width);
+			f->isl_speed = xstrdup(speed);
+			return true;
+		}
+	return false;
+}
+
+static int read_fabric_count(struct loader *ld, yaml_node_t *n, const char *key,
+			     unsigned min, int *ret)
+{
+	unsigned v;
+
+	*ret = -1;
+	if (!n)
+		return 0;
+	if (read_opt_uint(ld, n, key, "fabric", min, 4096, &v))
+		return ERR_INVENTORY;
+	*ret = (int)v;
+	return 0;
+}
+
+/* The optional `fabric:` section (see struct fabric_expect). */
+static int read_fabric(struct loader *ld, yaml_node_t *n)
+{
+	struct fabric_expect *f = &ld->inv->fabric;
+	yaml_node_t *v[F__N];
+
+	f->leaf_switches = f->spine_switches = f->host_ports_per_leaf = f->uplinks_per_leaf = -1;
+	if (!n)
+		return 0;
+	if (ytree_check_map(&ld->t, n, fabric_keys, "fabric", v) ||
+	    read_fabric_count(ld, v[F_LEAVES], "leaf_switches", 1, &f->leaf_switches) ||
+	    read_fabric_count(ld, v[F_SPINES], "spine_switches", 0, &f->spine_switches) ||
+	    read_fabric_count(ld, v[F_HOST_PORTS], "host_ports_per_leaf", 1, &f->host_ports_per_leaf) ||
+	    read_fabric_count(ld, v[F_UPLINKS], "uplinks_per_leaf", 0, &f->uplinks_per_leaf))
+		return ERR_INVENTORY;
+	if (v[F_ISL_RATE] && !parse_isl_rate(ytree_str(v[F_ISL_RATE]), f)) {
+		char *found = ytree_describe(v[F_ISL_RATE]);
+
+		ytree_fail(&ld->t, v[F_ISL_RATE], 0, "found isl_rate %s in fabric, expected "
+			   "'<width> <speed>' such as '4X EDR'", found);
+		free(found);
+		return ERR_INVENTORY;
+	}
+	/* each leaf is cabled to every spine with the same number of cables */
+	if (f->uplinks_per_leaf >= 0 && f->spine_switches > 0 &&
+	    f->uplinks_per_leaf % f->spine_switches)
+		return ytree_fail(&ld->t, v[F_UPLINKS], 0, "found uplinks_per_leaf %d in fabric, "
+				  "expected a multiple of spine_switches (%d): each leaf is "
+				  "cabled evenly to every spine", f->uplinks_per_leaf,
+				  f->spine_switches);
+	if (f->uplinks_per_leaf > 0 && f->spine_switches == 0)
+		return ytree_fail(&ld->t, v[F_UPLINKS], 0, "found uplinks_per_leaf %d in fabric "
+				  "with spine_switches 0, expected 0: with no spine a leaf has "
+				  "nothing to cable up to", f->uplinks_per_leaf);
+	f->present = true;
+	f->loc = (struct src_loc){ ld->inv->path, ytree_line(n), ytree_col(n) };
 	return 0;
 }
 
@@ -938,7 +1023,8 @@ static int load_tree(struct loader *ld)
 	    check_duplicate_hosts(ld) ||
 	    read_groups(ld, v[T_GROUPS]) ||
 	    resolve_hosts(ld) ||
-	    validate_config_read(&ld->t, v[T_VALIDATE], &ld->inv->validate))
+	    validate_config_read(&ld->t, v[T_VALIDATE], &ld->inv->validate) ||
+	    read_fabric(ld, v[T_FABRIC]))
 		return ERR_INVENTORY;
 	return 0;
 }
@@ -1022,6 +1108,8 @@ void inventory_free(struct inventory *inv)
 	free(inv->known_hosts);
 	json_decref(inv->vars);
 	validate_cfg_release(&inv->validate);
+	free(inv->fabric.isl_width);
+	free(inv->fabric.isl_speed);
 	free(inv);
 }
 

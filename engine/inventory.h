@@ -84,6 +84,22 @@ struct group {
 	struct src_loc loc;
 };
 
+/*
+ * The optional `fabric:` section: the InfiniBand cabling the site planned,
+ * judged against the one iblinkinfo reading of a precheck (ib.fabric_size,
+ * ib.fabric_cabling, ib.fabric_isl). A count of -1 was not given.
+ */
+struct fabric_expect {
+	bool present;
+	int leaf_switches;       /* switches with hosts cabled to them */
+	int spine_switches;      /* switches cabled only to other switches */
+	int host_ports_per_leaf; /* at most this many host ports on one leaf */
+	int uplinks_per_leaf;    /* cables from each leaf to the spines, spread evenly */
+	char *isl_width;         /* "4X": every switch-to-switch link; NULL: as the hosts' ports */
+	char *isl_speed;         /* "EDR" */
+	struct src_loc loc;      /* the section's mapping */
+};
+
 struct inventory {
 	char *path;
 	char *cluster_name;
@@ -98,6 +114,7 @@ struct inventory {
 	struct group groups[ROLE__COUNT]; /* indexed by role; empty if absent */
 	size_t *by_name;         /* indexes into hosts, sorted by name (lookups) */
 	struct validate_cfg validate; /* the `validate:` section, defaults filled in */
+	struct fabric_expect fabric;  /* the `fabric:` section; .present false when absent */
 };
 
 /*

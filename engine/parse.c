@@ -12,6 +12,7 @@ static const struct parser parsers[] = {
 	{ "dmesg-modules", "kernel module loader's unknown/mismatched symbols (dmesg lines)", parse_dmesg_modules },
 	{ "getenforce", "SELinux mode (Enforcing/Permissive/Disabled)", parse_getenforce },
 	{ "ibdev2netdev", "HCA port to network device, Up/Down (ibdev2netdev)", parse_ibdev2netdev },
+	{ "ibhosts", "the fabric's channel adapters (ibhosts)", parse_ibhosts },
 	{ "iblinkinfo", "InfiniBand fabric links, both ends (iblinkinfo)", parse_iblinkinfo },
 	{ "ibstat", "InfiniBand CAs and ports (ibstat)", parse_ibstat },
 	{ "ibstatus", "InfiniBand port status (ibstatus script)", parse_ibstatus },

@@ -54,6 +54,8 @@ parse_fn parse_mmgetstate, parse_mmlscluster, parse_mmlsconfig,
 	parse_mmdiag_config, parse_mmdiag_network, parse_mmhealth;
 /* parse-ibdev2netdev.c */
 parse_fn parse_ibdev2netdev;
+/* parse-ibhosts.c */
+parse_fn parse_ibhosts;
 /* parse-iblinkinfo.c */
 parse_fn parse_iblinkinfo;
 /* parse-perfquery.c */

@@ -473,6 +473,14 @@ static int write_cluster_files(const struct sim *s, struct err *err)
 	if (!ret)
 		ret = write_text(path, &sb, 0644, err);
 	free(path);
+	/* read by the fabric's stand-ins (iblinkinfo) */
+	if (!ret && s->leaf_ports) {
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "LEAF_PORTS=%u\n", s->leaf_ports);
+		path = xasprintf("%s/cluster/fabric.conf", s->dir);
+		ret = write_text(path, &sb, 0644, err);
+		free(path);
+	}
 	strbuf_release(&sb);
 	return ret;
 }

@@ -23,6 +23,8 @@
 /* Addresses run 127.0.1.1 .. 127.0.1.250, 127.0.2.1 ...; a bound keeps
  * a typo such as -n 100000 from spawning a machine's worth of sshds. */
 #define SIM_MAX_NODES 1024
+/* host ports of one leaf in a two-level fabric: half of a 128-port switch */
+#define SIM_MAX_LEAF_PORTS 64
 #define SIM_ADDRS_PER_NET 250
 /* Spectrum Scale of the simulated cluster (sim/tools/sim-gpfs-lib.sh and
  * sim-init-gpfs hold the same values): the release the installer in
@@ -93,6 +95,8 @@ struct sim {
 	unsigned port;
 	unsigned n;             /* compute nodes */
 	bool with_switch;       /* nodes[n] is the managed switch SIM_SWITCH_NAME */
+	unsigned leaf_ports;    /* host ports per leaf of a two-level fabric (spines
+				 * above the leaves); 0: one leaf while the ports fit */
 	struct sim_node *nodes; /* sim_nnodes() of them */
 	bool rootless;          /* not run as root: nodes get a user namespace too */
 };

@@ -503,3 +503,35 @@ sim_memlock() {
 	[ -x "$pam" ] || pam=sim-pam-limits
 	if sim_fault memlock-limited; then echo 64; else _m_l=$("$pam"); echo "${_m_l%% *}"; fi
 }
+
+# --- fabric discovery (iblinkinfo, ibhosts) ---------------------------------
+
+# sim_fabric_ports: one line per IB port of every node, in node order:
+#   INDEX HCA# NODE HCA LID GUID STATE WIDTH SPEED
+# Inside a node's namespace the other nodes are at /run/bringup-sim/fabric
+# (read-only); outside it, beside this node.
+sim_fabric_ports() {
+	_fp_fabric=/run/bringup-sim/fabric
+	[ -d "$_fp_fabric" ] || _fp_fabric=${N%/*}
+	# The SM registry is the fabric's, the same for every port: read it once
+	# (with two masters each port asked it anew: 14 s for 24 ports). Set by
+	# the caller, it outlives this function's subshell.
+	[ -n "${SIM_SM_LIST_CACHE+x}" ] || SIM_SM_LIST_CACHE=$(sim_sm_list)
+	for nd in "$_fp_fabric"/*/; do
+		nd=${nd%/}
+		[ -r "$nd/node.conf" ] || continue
+		(
+			BRINGUP_SIM_NODE=$nd
+			sim_load
+			i=0
+			for h in $HCAS; do
+				sim_hca_conf "$h"
+				if [ "$LL" = InfiniBand ]; then
+					sim_port "$h" 1
+					echo "$NODE_INDEX $i $NODE_NAME $h $P_LID $P_GUID $P_STATE $P_WIDTH $P_SPEED"
+				fi
+				i=$((i + 1))
+			done
+		) 2>/dev/null
+	done | sort -n -k1,1 -k2,2
+}

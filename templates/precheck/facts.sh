@@ -53,7 +53,10 @@ if want ib; then
 	fact sminfo sminfo
 	fact ibdev2netdev ibdev2netdev
 	# the whole fabric, read from one node only (BRINGUP_FABRIC=1)
-	[ -n "${BRINGUP_FABRIC-}" ] && fact iblinkinfo iblinkinfo
+	if [ -n "${BRINGUP_FABRIC-}" ]; then
+		fact iblinkinfo iblinkinfo
+		fact ibhosts ibhosts
+	fi
 	# Each expected port's error counters (BRINGUP_IB_PORTS "mlx5_0/1 ...")
 	# read twice BRINGUP_IB_INTERVAL seconds apart: a count left from a past
 	# incident stays put, a failing link's rises.

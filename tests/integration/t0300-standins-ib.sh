@@ -216,7 +216,7 @@ out dgx01 sminfo
 grep -q 'sm lid 9 sm guid 0xec0d9a0300000200,' "$TEST_DIR/out" || fail "clear two-sm-masters: $(cat "$TEST_DIR/out")"
 
 fault dgx01 bogus 2>/dev/null; [ $? -eq 2 ] || fail "unknown fault kind must exit 2"
-[ "$("$TOOLS/sim-fault" --list | wc -l)" -eq 35 ] || fail "sim-fault --list"
+[ "$("$TOOLS/sim-fault" --list | wc -l)" -eq 36 ] || fail "sim-fault --list"
 "$TOOLS/sim-fault" --list | grep -qx refuse-login || fail "sim-fault --list: no refuse-login"
 for k in boot-hang openibd-busy install-slow gpfs-down quorum-loss remote-key-refused verbs-bad-port mmbuildgpl-fail \
 	port-errors netdev-down nccl-socket-fallback gdr-missing storage-slow peer-ssh-denied; do
@@ -225,6 +225,72 @@ done
 for k in gpfs-conn-down peermem-bad-symbols peermem-weak-updates; do
 	"$TOOLS/sim-fault" --list | grep -qx "$k" || fail "sim-fault --list: no $k"
 done
+
+# ---- iblinkinfo: one leaf, then two levels -----------------------------
+# shape FILE: each line's kind and the columns of its fields ("[", "==(",
+# "/", ")==>", the peer's "["), one per kind and layout: the layout of the
+# stand-in must be the real tool's (capture from a QDR Infiniscale-IV).
+shape() {
+	awk '/^CA: .*:$/ { print "ca-header"; next }
+	/^Switch: 0x[0-9a-f]+ .*:$/ { print "switch-header"; next }
+	{
+		rest = substr($0, index($0, ")==>") + 4)
+		kind = $1 ~ /^0x/ ? "ca-port" : /Down\// ? "down-port" : "switch-port"
+		print kind, index($0, "["), index($0, "==("), index($0, "/"), index($0, ")==>"),
+			index(rest, "[")
+	}' "$1" | sort -u
+}
+REAL=$here/../fixtures/tools/iblinkinfo/iblinkinfo_qdr_infiniscale_iv_switch_ports_down_polling.txt
+out dgx01 iblinkinfo
+[ "$rc" -eq 0 ] || fail "iblinkinfo exit $rc: $(cat "$TEST_DIR/err")"
+grep -c '^Switch: ' "$TEST_DIR/out" | grep -qx 1 || fail "one leaf wanted: $(cat "$TEST_DIR/out")"
+shape "$REAL" >"$TEST_DIR/shape.real"
+shape "$TEST_DIR/out" >"$TEST_DIR/shape.sim"
+same "iblinkinfo layout (one leaf)" "$TEST_DIR/shape.real" "$TEST_DIR/shape.sim"
+cp "$TEST_DIR/out" "$TEST_DIR/iblinkinfo.one"
+
+# ibhosts: the CAs iblinkinfo shows, one line each in the capture's layout
+# (a tab after "Ca", the GUID, "ports N", the description quoted).
+out dgx01 ibhosts
+[ "$rc" -eq 0 ] || fail "ibhosts exit $rc: $(cat "$TEST_DIR/err")"
+sed -n 's/^CA: \(.*\):$/\1/p' "$TEST_DIR/iblinkinfo.one" >"$TEST_DIR/cas.want"
+sed -n 's/^Ca\t: 0x[0-9a-f]\{16\} ports 1 "\(.*\)"$/\1/p' "$TEST_DIR/out" >"$TEST_DIR/cas.got"
+same "ibhosts: the CAs of iblinkinfo" "$TEST_DIR/cas.want" "$TEST_DIR/cas.got"
+[ "$(wc -l <"$TEST_DIR/out")" -eq "$(wc -l <"$TEST_DIR/cas.got")" ] || fail "ibhosts: lines off the layout: $(cat "$TEST_DIR/out")"
+grep -q "$(printf '^Ca\t: 0x[0-9a-f]\\{16\\} ports 1 "dgx02 HCA-3"$')" \
+	"$here/../fixtures/tools/ibhosts/dgx1_edr_fabric_17_cas_mlx5_0_seed_reconstructed.txt" ||
+	fail "the capture no longer has the layout this test holds the stand-in to"
+
+# Leaves of 4 host ports, 2 spines, 2 cables from each leaf to each spine:
+# dgx01's 4 ports on leaf01 ports 1-4, dgx02's on leaf02, dgx03's on leaf03;
+# leaf ports 5-6 go to spine01, 7-8 to spine02.
+echo LEAF_PORTS=4 >"$CL/fabric.conf"
+out dgx01 iblinkinfo
+[ "$(grep -c '^Switch: ' "$TEST_DIR/out")" -eq 5 ] || fail "3 leaves + 2 spines wanted: $(cat "$TEST_DIR/out")"
+shape "$TEST_DIR/out" >"$TEST_DIR/shape.sim"
+same "iblinkinfo layout (two levels)" "$TEST_DIR/shape.real" "$TEST_DIR/shape.sim"
+grep -q '^CA: dgx02 mlx5_2:$' "$TEST_DIR/out" || fail "no dgx02 mlx5_2"
+grep -A1 '^CA: dgx02 mlx5_2:$' "$TEST_DIR/out" | grep -q '==>[ 0-9]*    3\[  \] "MF0;sim-leaf02:MSB7700/U1" ( )$' ||
+	fail "dgx02 mlx5_2 not on leaf02 port 3: $(cat "$TEST_DIR/out")"
+[ "$(grep -c '==( 4X .*"MF0;sim-spine0[12]:MSB7700/U1" ( )$' "$TEST_DIR/out")" -eq 12 ] ||
+	fail "want 12 leaf-to-spine cables at 4X: $(cat "$TEST_DIR/out")"
+[ "$(grep -c '==( 4X .*"MF0;sim-leaf0[1-3]:MSB7700/U1" ( )$' "$TEST_DIR/out")" -eq 24 ] ||
+	fail "want 12 cables seen from the spines and 12 host ports at 4X: $(cat "$TEST_DIR/out")"
+cp "$TEST_DIR/out" "$TEST_DIR/two-level.base"
+fault dgx03 isl-degraded bogus 2>/dev/null; [ $? -eq 2 ] || fail "isl-degraded without SWITCH/PORT must exit 2"
+fault dgx03 isl-degraded sim-leaf02/7 || fail "fault isl-degraded"
+out dgx01 iblinkinfo
+# exactly the two ends of that cable changed: leaf02 port 7 and spine02 port 3
+diff "$TEST_DIR/two-level.base" "$TEST_DIR/out" | grep '^>' >"$TEST_DIR/isl.diff"
+[ "$(wc -l <"$TEST_DIR/isl.diff")" -eq 2 ] || fail "isl-degraded changed: $(cat "$TEST_DIR/isl.diff")"
+grep -q '^> *[0-9]*    7\[  \] ==( 1X      25.78125 Gbps Active/  LinkUp)==> *[0-9]*    3\[  \] "MF0;sim-spine02:MSB7700/U1" (Could be 4X )$' \
+	"$TEST_DIR/isl.diff" || fail "leaf02 port 7 not 1X: $(cat "$TEST_DIR/isl.diff")"
+grep -q '^> *[0-9]*    3\[  \] ==( 1X      25.78125 Gbps Active/  LinkUp)==> *[0-9]*    7\[  \] "MF0;sim-leaf02:MSB7700/U1" (Could be 4X )$' \
+	"$TEST_DIR/isl.diff" || fail "spine02 port 3 not 1X: $(cat "$TEST_DIR/isl.diff")"
+fault dgx03 clear isl-degraded
+out dgx01 iblinkinfo
+same "iblinkinfo after clearing isl-degraded" "$TEST_DIR/two-level.base" "$TEST_DIR/out"
+rm "$CL/fabric.conf"
 
 # ---- modprobe / rmmod ---------------------------------------------------
 on dgx01 modprobe -r nv_peer_mem || fail "modprobe -r nv_peer_mem"

@@ -29,6 +29,6 @@ echo "$out" | grep -q '^FAIL nouveau.absent *dgx\[03-05\]$' || fail "failures no
 expect_status 0 "$BRINGUP" precheck -i "$INV" --skip-checks nouveau.absent -o json --output /dev/null
 n=$("$BRINGUP" precheck -i "$INV" --checks 'ib.*' -o json | python3 -c \
 	'import json,sys; print(sorted({r["check"] for r in json.load(sys.stdin)["results"]}))')
-[ "$n" = "['ib.fabric_links', 'ib.hca_present', 'ib.link_layer', 'ib.netdev', 'ib.port_counters', 'ib.port_rate', 'ib.port_state']" ] || fail "--checks: $n"
+[ "$n" = "['ib.fabric_isl', 'ib.fabric_links', 'ib.fabric_size', 'ib.hca_present', 'ib.link_layer', 'ib.netdev', 'ib.port_counters', 'ib.port_rate', 'ib.port_state']" ] || fail "--checks: $n"
 expect_status 2 "$BRINGUP" precheck -i "$INV" --checks no.such.check
 exit 0

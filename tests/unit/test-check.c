@@ -574,6 +574,90 @@ static void test_inforom_warning_is_a_finding_on_its_gpu(void **state)
 /* ib.port_counters on two reads of real perfquery -x output: counts that
  * do not move (LinkDowned 1, XmitDiscards 20046 from a past incident) pass
  * and are named; one that rises fails that port with its rise. */
+/* The fabric-wide checks on the real QDR capture (one Infiniscale-IV
+ * switch, eight hosts "teaker-N"), judged on the host that read it. */
+static void test_fabric_checks_on_a_one_switch_capture(void **state)
+{
+	struct inventory *inv;
+	struct strbuf y = STRBUF_INIT;
+	struct err err = ERR_INIT;
+	struct section s[] = {
+		{ "iblinkinfo", FIX "iblinkinfo/iblinkinfo_qdr_infiniscale_iv_switch_ports_down_polling.txt",
+		  NULL, 0 },
+	};
+	struct facts *f;
+	struct check_report *rep;
+	const struct check_result *r;
+
+	(void)state;
+	strbuf_addstr(&y, "cluster: { name: t }\n"
+		      "hardware:\n  qdr: { hcas: [ { name: HCA-1, rate: 40 Gb/s 4X QDR } ] }\n"
+		      "hosts:\n  teaker-[4-11]: { hardware: qdr }\n  teaker-12: { hardware: qdr }\n"
+		      "fabric: { leaf_switches: 1, spine_switches: 0, host_ports_per_leaf: 8 }\n");
+	if (inventory_load_buf("t.yaml", y.buf, y.len, &inv, &err))
+		fail_msg("inventory: %s", err_msg(&err));
+	strbuf_release(&y);
+	f = make_facts(inv, s, 1);
+	rep = run(inv, f, "ib.fabric_*");
+	/* one switch: no switch-to-switch link to judge */
+	r = find(rep, "ib.fabric_isl", NULL);
+	assert_int_equal(r->status, CHECK_PASS);
+	assert_string_equal(r->expected, "every switch-to-switch link at 4X QDR");
+	assert_string_equal(r->found, "no switch-to-switch link (one switch)");
+	/* teaker-12 has no port in the fabric */
+	r = find(rep, "ib.fabric_size", "hosts");
+	assert_int_equal(r->status, CHECK_FAIL);
+	assert_string_equal(r->expected, "the 9 hosts with InfiniBand HCAs");
+	assert_string_equal(r->found, "8 of them, none of teaker-12 (8 CAs in all, iblinkinfo)");
+	r = find(rep, "ib.fabric_size", "switches");
+	assert_int_equal(r->status, CHECK_PASS);
+	assert_string_equal(r->found, "1 leaf switches, 0 spine switches");
+	/* nine host ports (teaker-9 has two) on a leaf planned for eight; the
+	 * switch has no MF0;HOST:MODEL description, so its whole one names it */
+	r = find(rep, "ib.fabric_cabling", "Infiniscale-IV Mellanox Technologies");
+	assert_int_equal(r->status, CHECK_FAIL);
+	assert_string_equal(r->expected, "cabled to every spine, at most 8 host ports");
+	assert_string_equal(r->found, "9 host ports (seen: 9 host ports)");
+	check_report_free(rep);
+	facts_free(f);
+	inventory_free(inv);
+}
+
+/* With ibhosts read too, the hosts are counted from its list (the real
+ * DGX-1 capture: dgx01 and dgx02, 17 CAs), not from iblinkinfo's. */
+static void test_fabric_hosts_from_ibhosts(void **state)
+{
+	struct inventory *inv;
+	struct strbuf y = STRBUF_INIT;
+	struct err err = ERR_INIT;
+	struct section s[] = {
+		{ "iblinkinfo", FIX "iblinkinfo/iblinkinfo_qdr_infiniscale_iv_switch_ports_down_polling.txt",
+		  NULL, 0 },
+		{ "ibhosts", FIX "ibhosts/dgx1_edr_fabric_17_cas_mlx5_0_seed_reconstructed.txt", NULL, 0 },
+	};
+	struct facts *f;
+	struct check_report *rep;
+	const struct check_result *r;
+
+	(void)state;
+	strbuf_addstr(&y, "cluster: { name: t }\n"
+		      "hardware:\n  edr: { hcas: [ { names: \"HCA-[1-4]\", rate: 100 Gb/s 4X EDR } ] }\n"
+		      "hosts:\n  dgx[01-03]: { hardware: edr }\n  admin: {}\n");
+	if (inventory_load_buf("t.yaml", y.buf, y.len, &inv, &err))
+		fail_msg("inventory: %s", err_msg(&err));
+	strbuf_release(&y);
+	f = make_facts(inv, s, 2);
+	rep = run(inv, f, "ib.fabric_size");
+	r = find(rep, "ib.fabric_size", "hosts");
+	assert_int_equal(r->status, CHECK_FAIL);
+	/* admin has no HCA: not expected in the fabric */
+	assert_string_equal(r->expected, "the 3 hosts with InfiniBand HCAs");
+	assert_string_equal(r->found, "2 of them, none of dgx03 (17 CAs in all, ibhosts)");
+	check_report_free(rep);
+	facts_free(f);
+	inventory_free(inv);
+}
+
 static void test_port_counters_steady_and_rising(void **state)
 {
 	struct inventory *inv = dgx1_inventory(NULL);
@@ -772,6 +856,8 @@ int main(void)
 		cmocka_unit_test(test_scale_health_components),
 		cmocka_unit_test(test_peermem_symbols),
 		cmocka_unit_test(test_port_counters_steady_and_rising),
+		cmocka_unit_test(test_fabric_checks_on_a_one_switch_capture),
+		cmocka_unit_test(test_fabric_hosts_from_ibhosts),
 		cmocka_unit_test(test_port_counters_mad_failure),
 		cmocka_unit_test(test_ibpanic_after_listing_fails_hca_present),
 		cmocka_unit_test(test_inforom_warning_is_a_finding_on_its_gpu),

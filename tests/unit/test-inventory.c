@@ -452,6 +452,69 @@ static void test_error_yaml_syntax(void **state)
 		"inv.yaml:4:7: invalid leading UTF-8 octet, expected UTF-8 text");
 }
 
+/* The optional fabric section: read into typed counts, -1 where absent. */
+static void test_fabric_section(void **state)
+{
+	struct inventory *inv;
+
+	(void)state;
+	inv = load_ok(HEAD "hosts:\n  a: {}\n");
+	assert_false(inv->fabric.present);
+	inventory_free(inv);
+	inv = load_ok(HEAD "hosts:\n  a: {}\nfabric:\n  leaf_switches: 2\n  spine_switches: 2\n"
+		      "  uplinks_per_leaf: 18\n  isl_rate: 4X HDR\n");
+	assert_true(inv->fabric.present);
+	assert_int_equal(inv->fabric.leaf_switches, 2);
+	assert_int_equal(inv->fabric.spine_switches, 2);
+	assert_int_equal(inv->fabric.uplinks_per_leaf, 18);
+	assert_int_equal(inv->fabric.host_ports_per_leaf, -1);
+	assert_string_equal(inv->fabric.isl_width, "4X");
+	assert_string_equal(inv->fabric.isl_speed, "HDR");
+	assert_int_equal(inv->fabric.loc.line, 6);
+	inventory_free(inv);
+	/* one leaf, no spine: nothing to cable up */
+	inv = load_ok(HEAD "hosts:\n  a: {}\nfabric: { leaf_switches: 1, spine_switches: 0, "
+		      "uplinks_per_leaf: 0 }\n");
+	assert_int_equal(inv->fabric.spine_switches, 0);
+	assert_null(inv->fabric.isl_width);
+	inventory_free(inv);
+}
+
+static void test_error_fabric(void **state)
+{
+	(void)state;
+	assert_load_fails(HEAD "hosts:\n  a: {}\nfabric:\n  leaves: 2\n", ERR_INVENTORY,
+		"inv.yaml:6:3: unknown key 'leaves' in fabric (expected one of: "
+		"leaf_switches, spine_switches, host_ports_per_leaf, uplinks_per_leaf, isl_rate)");
+	assert_load_fails(HEAD "hosts:\n  a: {}\nfabric:\n  leaf_switches: 0\n", ERR_INVENTORY,
+		"inv.yaml:6:18: found '0' for 'leaf_switches' in fabric, expected an integer 1-4096");
+	assert_load_fails(HEAD "hosts:\n  a: {}\nfabric:\n  spine_switches: two\n", ERR_INVENTORY,
+		"inv.yaml:6:19: found 'two' for 'spine_switches' in fabric, expected an "
+		"integer 0-4096");
+	assert_load_fails(HEAD "hosts:\n  a: {}\nfabric:\n  isl_rate: 100 Gb/s\n", ERR_INVENTORY,
+		"inv.yaml:6:13: found isl_rate '100 Gb/s' in fabric, expected '<width> <speed>' "
+		"such as '4X EDR'");
+	assert_load_fails(HEAD "hosts:\n  a: {}\nfabric:\n  isl_rate: 4X EDR extra\n", ERR_INVENTORY,
+		"inv.yaml:6:13: found isl_rate '4X EDR extra' in fabric, expected '<width> <speed>' "
+		"such as '4X EDR'");
+	assert_load_fails(HEAD "hosts:\n  a: {}\nfabric:\n  isl_rate: X EDR\n", ERR_INVENTORY,
+		"inv.yaml:6:13: found isl_rate 'X EDR' in fabric, expected '<width> <speed>' "
+		"such as '4X EDR'");
+	assert_load_fails(HEAD "hosts:\n  a: {}\nfabric:\n  isl_rate: 4X GDR\n", ERR_INVENTORY,
+		"inv.yaml:6:13: found isl_rate '4X GDR' in fabric, expected '<width> <speed>' "
+		"such as '4X EDR'");
+	assert_load_fails(HEAD "hosts:\n  a: {}\nfabric:\n  spine_switches: 2\n"
+			  "  uplinks_per_leaf: 3\n", ERR_INVENTORY,
+		"inv.yaml:7:21: found uplinks_per_leaf 3 in fabric, expected a multiple of "
+		"spine_switches (2): each leaf is cabled evenly to every spine");
+	assert_load_fails(HEAD "hosts:\n  a: {}\nfabric:\n  spine_switches: 0\n"
+			  "  uplinks_per_leaf: 2\n", ERR_INVENTORY,
+		"inv.yaml:7:21: found uplinks_per_leaf 2 in fabric with spine_switches 0, "
+		"expected 0: with no spine a leaf has nothing to cable up to");
+	assert_load_fails(HEAD "hosts:\n  a: {}\nfabric: 2\n", ERR_INVENTORY,
+		"inv.yaml:5:9: found '2' for 'fabric' in the inventory, expected a mapping");
+}
+
 static void test_load_file(void **state)
 {
 	struct inventory *inv = NULL;
@@ -666,6 +729,8 @@ int main(void)
 		cmocka_unit_test(test_error_address_count),
 		cmocka_unit_test(test_error_structure),
 		cmocka_unit_test(test_error_yaml_syntax),
+		cmocka_unit_test(test_fabric_section),
+		cmocka_unit_test(test_error_fabric),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_select_errors),

@@ -65,12 +65,44 @@ static void test_iblinkinfo_malformed_and_failure(void **state)
 	json_decref(j);
 }
 
+/*
+ * A switch-to-switch link trained below what both ends support: iblinkinfo
+ * (print_port, get_msg) notes "Could be 4X" in the parentheses after the
+ * peer, as "(%s %s)" of the width and speed notes. No capture shows one
+ * (tests/fixtures/tools/SOURCES.md): these two lines follow the QDR
+ * capture's layout with the note the source prints, as the simulator's
+ * isl-degraded fault does. Both ends keep their width, lane and note.
+ */
+static void test_iblinkinfo_isl_below_capability(void **state)
+{
+	static const char text[] =
+		"Switch: 0x7cfe9003005a1e02 MF0;sim-leaf02:MSB7700/U1:\n"
+		"          70    7[  ] ==( 1X      25.78125 Gbps Active/  LinkUp)==>      73    3[  ] \"MF0;sim-spine02:MSB7700/U1\" (Could be 4X )\n"
+		"Switch: 0x7cfe9003005a2e02 MF0;sim-spine02:MSB7700/U1:\n"
+		"          73    3[  ] ==( 1X      25.78125 Gbps Active/  LinkUp)==>      70    7[  ] \"MF0;sim-leaf02:MSB7700/U1\" (Could be 4X )\n";
+	json_t *j = parse_text("iblinkinfo", text, sizeof(text) - 1);
+
+	(void)state;
+	assert_jbool_at(j, "ok", 1);
+	assert_jsize_at(j, "nodes", 2);
+	assert_jstr_at(j, "nodes/0/desc", "MF0;sim-leaf02:MSB7700/U1");
+	assert_jstr_at(j, "nodes/0/ports/0/width", "1X");
+	assert_jnum_at(j, "nodes/0/ports/0/lane_gbps", 25.78125);
+	assert_jint_at(j, "nodes/0/ports/0/peer/lid", 73);
+	assert_jint_at(j, "nodes/0/ports/0/peer/port", 3);
+	assert_jstr_at(j, "nodes/0/ports/0/comment", "Could be 4X");
+	assert_jstr_at(j, "nodes/1/ports/0/peer/desc", "MF0;sim-leaf02:MSB7700/U1");
+	assert_jstr_at(j, "nodes/1/ports/0/comment", "Could be 4X");
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_iblinkinfo_qdr_headers_and_down_ports),
 		cmocka_unit_test(test_iblinkinfo_grepped_edr),
 		cmocka_unit_test(test_iblinkinfo_malformed_and_failure),
+		cmocka_unit_test(test_iblinkinfo_isl_below_capability),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

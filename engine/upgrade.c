@@ -287,9 +287,15 @@ void upgrade_playbook(const struct inventory *inv, const struct upg_plan *p,
 		char *set = upgrade_batch_set(inv, &p->batches[b]);
 		struct strbuf names = STRBUF_INIT;
 
-		for (size_t i = 0; i < p->batches[b].n; i++)
-			strbuf_addf(&names, "%s%s", i ? "," : "",
-				    inv->hosts[p->batches[b].nodes[i]].name);
+		struct strbuf clients = STRBUF_INIT;
+
+		for (size_t i = 0; i < p->batches[b].n; i++) {
+			const struct host *h = &inv->hosts[p->batches[b].nodes[i]];
+
+			strbuf_addf(&names, "%s%s", i ? "," : "", h->name);
+			if (h->roles & (1u << ROLE_SCALE_CLIENT))
+				strbuf_addf(&clients, "%s%s", clients.len ? "," : "", h->name);
+		}
 		if (kube)
 			strbuf_addf(out, "  - name: b%zu-drain\n    module: kube_node\n"
 				    "    params: { action: drain, nodes: \"%s\" }\n"
@@ -316,17 +322,31 @@ void upgrade_playbook(const struct inventory *inv, const struct upg_plan *p,
 				strbuf_addch(out, '\n');
 			}
 		}
-		/* The batch's last stage stops the run when one of its nodes failed:
-		 * with Kubernetes that is the uncordon, which gives the others
-		 * back first and leaves the failed ones cordoned. */
+		/* Peer memory is built against OFED's ib_core: a new OFED needs it
+		 * loaded (or rebuilt) again before the node takes GPU jobs. */
+		if (to->ofed)
+			strbuf_addf(out, "  - name: b%zu-peermem\n    module: peermem\n"
+				    "    hosts: \"%s\"\n", b + 1, set);
 		strbuf_addf(out, "  - name: b%zu-scale-start\n    module: scale_node\n"
-			    "    hosts: \"%s\"\n    params: { action: start }\n%s", b + 1, set,
-			    kube ? "" : "    max_fail_percent: 0\n");
+			    "    hosts: \"%s\"\n    params: { action: start }\n", b + 1, set);
+		/* The proof that the daemon moves data over verbs RDMA on the
+		 * configured ports again (a new OFED may rename nothing, or break
+		 * RDMA silently: GPFS falls back to TCP). The batch's last stage
+		 * stops the run when one of its nodes failed: with Kubernetes that
+		 * is the uncordon, which gives the others back first and leaves the
+		 * failed ones cordoned. */
+		if (clients.len)
+			strbuf_addf(out, "  - name: b%zu-verify-rdma\n    module: scale_rdma\n"
+				    "    hosts: \"%s\"\n%s", b + 1, clients.buf,
+				    kube ? "" : "    max_fail_percent: 0\n");
+		else if (!kube)
+			strbuf_addf(out, "    max_fail_percent: 0\n");
 		if (kube)
 			strbuf_addf(out, "  - name: b%zu-uncordon\n    module: kube_node\n"
 				    "    params: { action: uncordon, nodes: \"%s\" }\n"
 				    "    max_fail_percent: 0\n", b + 1, names.buf);
 		strbuf_release(&names);
+		strbuf_release(&clients);
 		free(set);
 	}
 }

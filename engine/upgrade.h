@@ -6,10 +6,11 @@
  * PodDisruptionBudgets), scale_node stop (cluster manager role moved away,
  * quorum guard, mmshutdown), ofed (the new release, a reboot when the
  * install needs one), scale_install (--to scale=: the new release's
- * packages, rpm -U), scale_node start (mmbuildgpl, mmstartup, wait
- * active, mount), kube_node uncordon; the last with max_fail_percent 0: a
- * node that failed stops the run at the end of its batch (left cordoned),
- * and no later batch starts. The journal gives --resume.
+ * packages, rpm -U), peermem (loaded against the new OFED), scale_node
+ * start (mmbuildgpl, mmstartup, wait active, mount), scale_rdma (verbs
+ * RDMA on the configured ports again), kube_node uncordon; the last with
+ * max_fail_percent 0: a node that failed stops the run at the end of its
+ * batch (left cordoned), and no later batch starts. The journal gives --resume.
  */
 #ifndef BRINGUP_UPGRADE_H
 #define BRINGUP_UPGRADE_H

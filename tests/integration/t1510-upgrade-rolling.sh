@@ -61,13 +61,17 @@ echo "$out" | grep -q "b1-scale-stop dgx01 output moving the cluster manager rol
 	fail "cluster manager not moved: $out"
 echo "$out" | grep -q "b2-scale-start dgx02 failed .*mmbuildgpl on dgx02 exited 1: Cannot find a valid kernel header file" ||
 	fail "dgx02's failure: $out"
-echo "$out" | grep -Eq "^  b3-scale-stop +skipped +dgx03: stage b2-scale-start: 1 of 1 hosts of a batch failed" ||
+echo "$out" | grep -Eq "^  b3-scale-stop +skipped +dgx03: stage b2-verify-rdma: 1 of 1 hosts of a batch failed" ||
 	fail "batch 3 not stopped: $out"
 echo "$out" | grep -Eq "^  dgx01 +upgraded$" && echo "$out" | grep -Eq "^  dgx04 +upgraded$" &&
 	echo "$out" | grep -Eq "^  dgx02 +failed at b2-scale-start " &&
 	echo "$out" | grep -Eq "^  dgx03 +untouched \(its batch did not start\)$" ||
 	fail "node states: $out"
 check_samples
+# after the new OFED: peer memory loaded again, verbs RDMA proved on the ports
+echo "$out" | grep -Eq "^  b1-peermem +(ok|changed) +dgx\[01,04\]" || fail "b1-peermem: $out"
+echo "$out" | grep -q "b1-verify-rdma dgx01 output verbs RDMA on mlx5_0/1 mlx5_1/1 mlx5_2/1 mlx5_3/1" ||
+	fail "b1-verify-rdma: $out"
 for n in 1 4; do
 	ofed $n | grep -qx "$NEW:" || fail "dgx0$n not upgraded: $(ofed $n)"
 	mm $n "mmgetstate" | grep -q " active" || fail "dgx0$n not active after its batch"

@@ -270,14 +270,18 @@ static void test_playbook_loads(void **state)
 	if (playbook_load_buf("upgrade.yaml", yaml.buf, yaml.len, stage_modules, stage_nmodules,
 			      &pb, &err) || playbook_resolve(pb, inv, &err))
 		fail_msg("%s\n%s", err_msg(&err), yaml.buf);
-	assert_int_equal(pb->nstages, 9);
+	/* per batch: stop, ofed, peermem, start, verify-rdma (the last stops the run) */
+	assert_int_equal(pb->nstages, 15);
 	assert_string_equal(pb->stages[0].name, "b1-scale-stop");
 	assert_string_equal(pb->stages[0].hosts, "dgx[01,04]");
 	assert_string_equal(pb->stages[1].module->name, "ofed");
 	assert_int_equal(pb->stages[1].max_fail_percent, -1);
-	assert_int_equal(pb->stages[2].max_fail_percent, 0);
+	assert_string_equal(pb->stages[2].module->name, "peermem");
+	assert_int_equal(pb->stages[3].max_fail_percent, -1);
+	assert_string_equal(pb->stages[4].module->name, "scale_rdma");
+	assert_int_equal(pb->stages[4].max_fail_percent, 0);
 	k = playbook_stage_index(pb, "b3-scale-start");
-	assert_int_equal(k, 8);
+	assert_int_equal(k, 13);
 	assert_string_equal(pb->stages[k].hosts, "dgx[03,06]");
 	assert_non_null(strstr(yaml.buf, "tarball: \"/tmp/a \\\"b\\\".tgz\""));
 	playbook_free(pb);
@@ -318,15 +322,18 @@ static void test_playbook_kube_drains_each_batch(void **state)
 	if (playbook_load_buf("upgrade.yaml", yaml.buf, yaml.len, stage_modules, stage_nmodules,
 			      &pb, &err) || playbook_resolve(pb, inv, &err))
 		fail_msg("%s\n%s", err_msg(&err), yaml.buf);
-	assert_int_equal(pb->nstages, 5 * p.nbatches);
+	/* drain, stop, ofed, peermem, start, verify-rdma, uncordon */
+	assert_int_equal(pb->nstages, 7 * p.nbatches);
 	assert_string_equal(pb->stages[0].name, "b1-drain");
 	assert_true(pb->stages[0].local);
 	assert_int_equal(pb->stages[0].max_fail_percent, 0);
 	assert_non_null(strstr(yaml.buf, "params: { action: drain, nodes: \"dgx01,dgx04\" }"));
-	assert_string_equal(pb->stages[3].name, "b1-scale-start");
-	assert_int_equal(pb->stages[3].max_fail_percent, -1);
-	assert_string_equal(pb->stages[4].name, "b1-uncordon");
-	assert_int_equal(pb->stages[4].max_fail_percent, 0);
+	assert_string_equal(pb->stages[4].name, "b1-scale-start");
+	assert_int_equal(pb->stages[4].max_fail_percent, -1);
+	assert_string_equal(pb->stages[5].name, "b1-verify-rdma");
+	assert_int_equal(pb->stages[5].max_fail_percent, -1);
+	assert_string_equal(pb->stages[6].name, "b1-uncordon");
+	assert_int_equal(pb->stages[6].max_fail_percent, 0);
 	playbook_free(pb);
 	upg_plan_release(&p);
 	free(nd);

@@ -108,6 +108,31 @@ static void redact_report(const struct redactor *r, struct check_report *rep)
 	}
 }
 
+/*
+ * JSON goes out as it is made (some 20 MB at 1,000 hosts), the other formats
+ * whole (cmd_write_out). As there, only a file's errors count.
+ */
+static int write_json_report(const char *path, const struct check_report *rep)
+{
+	FILE *f = path ? fopen(path, "w") : stdout;
+	int rc;
+
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	rc = report_json_to(rep, f);
+	if (!path) {
+		fflush(f);
+		return 0;
+	}
+	if (fclose(f) || rc) {
+		perror(path);
+		return -1;
+	}
+	return 0;
+}
+
 /* Facts are raw host output: readable by the user only, like the run directory. */
 static int write_facts(const char *path, const json_t *j)
 {
@@ -428,6 +453,12 @@ int cmd_precheck(int argc, char **argv)
 	live_event(&(struct dep_event){ .kind = DEV_STAGE_DONE, .stage = 0, .stage_name = "facts",
 		   .t = wall_now() - t0 }, &live);
 	check_judge_finish(judging.cj, facts, &rep);
+	/* Judged: what the fleet checks kept goes before the report is written,
+	 * unless --facts wants every host's. */
+	if (!facts_path) {
+		facts_free(facts);
+		facts = NULL;
+	}
 	live_checks(&live, rep, wall_now() - t0);
 	live_event(&(struct dep_event){ .kind = DEV_RUN_DONE, .stage = (size_t)-1,
 		   .t = wall_now() - t0, .interrupted = runner_cancelled(runner) }, &live);
@@ -440,7 +471,10 @@ int cmd_precheck(int argc, char **argv)
 	redact_report(red, rep);
 
 	if (!strcmp(format, "json")) {
-		report_json(rep, &out);
+		if (write_json_report(out_path, rep)) {
+			status = EXIT_FAILED;
+			goto out;
+		}
 	} else if (!strcmp(format, "junit")) {
 		report_junit(rep, wall_now() - t0, &out);
 	} else if (!strcmp(format, "prom")) {
@@ -449,7 +483,7 @@ int cmd_precheck(int argc, char **argv)
 		bool colour = !out_path && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 		report_text(rep, colour, &out);
 	}
-	if (cmd_write_out(out_path, out.buf, out.len)) {
+	if (strcmp(format, "json") && cmd_write_out(out_path, out.buf, out.len)) {
 		status = EXIT_FAILED;
 		goto out;
 	}

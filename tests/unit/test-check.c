@@ -866,6 +866,21 @@ static void test_judging_as_hosts_arrive_gives_the_same_report(void **state)
 	report_json(all, &a);
 	report_json(each, &b);
 	assert_string_equal(a.buf, b.buf);
+	{
+		/* streamed, in chunks (this one is over one chunk), the same bytes */
+		FILE *tf = tmpfile();
+		char *back = xmalloc(b.len + 1);
+
+		assert_non_null(tf);
+		assert_true(b.len > REPORT_CHUNK);
+		assert_int_equal(report_json_to(each, tf), 0);
+		assert_int_equal(ftell(tf), (long)b.len);
+		rewind(tf);
+		assert_int_equal(fread(back, 1, b.len + 1, tf), b.len);
+		assert_memory_equal(back, b.buf, b.len);
+		free(back);
+		fclose(tf);
+	}
 	/* the fleet checks did speak: one OFED release differs */
 	assert_non_null(strstr(b.buf, "\"check\":\"ofed.version\",\"status\":\"fail\""));
 	assert_non_null(strstr(b.buf, "\"check\":\"nouveau.absent\",\"status\":\"fail\""));

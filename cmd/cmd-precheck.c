@@ -108,6 +108,31 @@ static void redact_report(const struct redactor *r, struct check_report *rep)
 	}
 }
 
+/*
+ * JSON goes out as it is made (some 20 MB at 1,000 hosts), the other formats
+ * whole (cmd_write_out). As there, only a file's errors count.
+ */
+static int write_json_report(const char *path, const struct check_report *rep)
+{
+	FILE *f = path ? fopen(path, "w") : stdout;
+	int rc;
+
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	rc = report_json_to(rep, f);
+	if (!path) {
+		fflush(f);
+		return 0;
+	}
+	if (fclose(f) || rc) {
+		perror(path);
+		return -1;
+	}
+	return 0;
+}
+
 /* Facts are raw host output: readable by the user only, like the run directory. */
 static int write_facts(const char *path, const json_t *j)
 {
@@ -289,6 +314,25 @@ static void cancel_precheck_tui(void *arg)
 		tui_interrupted(l->tui);
 }
 
+/*
+ * A host is judged as its facts come in; then only what the fleet checks
+ * read of it stays (unless --facts wants it all): memory follows the hosts
+ * in flight and the results, not every host's facts.
+ */
+struct judging {
+	struct check_judge *cj;
+	bool keep_facts;
+};
+
+static void judge_host(struct host_facts *hf, void *arg)
+{
+	struct judging *j = arg;
+
+	check_judge_host(j->cj, hf);
+	if (!j->keep_facts)
+		facts_keep_only(hf, check_fleet_facts);
+}
+
 static void live_pause(void *runner, bool paused) { runner_pause(runner, paused); }
 static void live_stop(void *runner) { runner_cancel(runner); }
 
@@ -304,6 +348,7 @@ int cmd_precheck(int argc, char **argv)
 	struct runner *runner = NULL;
 	struct facts *facts = NULL;
 	struct check_report *rep = NULL;
+	struct judging judging = { NULL, false };
 	struct redactor *red = NULL;
 	struct err err = ERR_INIT;
 	struct strbuf out = STRBUF_INIT;
@@ -366,6 +411,11 @@ int cmd_precheck(int argc, char **argv)
 	upgrading = upgrade_in_progress(state);
 	co.upgrade_ofed = upgrading;
 	n = drop_switches(inv, idx, n);
+	if (check_judge_new(inv, idx, n, &co, &judging.cj, &err)) {
+		status = cmd_fail_inv(inv, &err);
+		goto out;
+	}
+	judging.keep_facts = facts_path != NULL;
 	red = redactor_new();
 	redactor_add_inventory(red, inv);
 	live_init(&live, inv, idx, n);
@@ -398,14 +448,16 @@ int cmd_precheck(int argc, char **argv)
 		free(set);
 	}
 	facts_gather_once_events(runner, inv, idx, n, deep ? FACTS_DEEP : 0, 0, "facts",
-				 live.tui || live.progress ? live_event : NULL, &live, &facts, &err);
+				 live.tui || live.progress ? live_event : NULL, &live,
+				 judge_host, &judging, &facts, &err);
 	live_event(&(struct dep_event){ .kind = DEV_STAGE_DONE, .stage = 0, .stage_name = "facts",
 		   .t = wall_now() - t0 }, &live);
-	if (checks_run(inv, facts, &co, &rep, &err)) {
-		cmd_interrupt_end();
-		cmd_interrupt_on_exit(NULL);
-		status = cmd_fail_inv(inv, &err);
-		goto out;
+	check_judge_finish(judging.cj, facts, &rep);
+	/* Judged: what the fleet checks kept goes before the report is written,
+	 * unless --facts wants every host's. */
+	if (!facts_path) {
+		facts_free(facts);
+		facts = NULL;
 	}
 	live_checks(&live, rep, wall_now() - t0);
 	live_event(&(struct dep_event){ .kind = DEV_RUN_DONE, .stage = (size_t)-1,
@@ -419,7 +471,10 @@ int cmd_precheck(int argc, char **argv)
 	redact_report(red, rep);
 
 	if (!strcmp(format, "json")) {
-		report_json(rep, &out);
+		if (write_json_report(out_path, rep)) {
+			status = EXIT_FAILED;
+			goto out;
+		}
 	} else if (!strcmp(format, "junit")) {
 		report_junit(rep, wall_now() - t0, &out);
 	} else if (!strcmp(format, "prom")) {
@@ -428,7 +483,7 @@ int cmd_precheck(int argc, char **argv)
 		bool colour = !out_path && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 		report_text(rep, colour, &out);
 	}
-	if (cmd_write_out(out_path, out.buf, out.len)) {
+	if (strcmp(format, "json") && cmd_write_out(out_path, out.buf, out.len)) {
 		status = EXIT_FAILED;
 		goto out;
 	}
@@ -452,6 +507,7 @@ out:
 	live_release(&live);
 	redactor_free(red);
 	check_report_free(rep);
+	check_judge_free(judging.cj);
 	facts_free(facts);
 	runner_free(runner);
 	inventory_free(inv);

@@ -1933,7 +1933,7 @@ const struct check_def check_defs[] = {
 	  { NULL }, NULL, run_ssh_reachable },
 	{ "ssh.latency", SEV_FAIL, "commands start promptly",
 	  "log in by hand and time it; look for DNS (UseDNS), PAM or file-system stalls",
-	  { NULL }, NULL, run_ssh_latency },
+	  { NULL }, NULL, run_ssh_latency, true },
 	{ "host.name", SEV_FAIL, "hostname matches the inventory",
 	  "fix the address in the inventory or the host's name (hostnamectl)",
 	  { NULL }, NULL, run_host_name },
@@ -1966,7 +1966,7 @@ const struct check_def check_defs[] = {
 	  { NULL }, has_ib, run_ib_link_layer },
 	{ "ofed.version", SEV_FAIL, "one OFED version, the desired one",
 	  "install the desired MLNX_OFED everywhere (stage ofed)",
-	  { NULL }, has_ib, run_ofed_version },
+	  { NULL }, has_ib, run_ofed_version, true },
 	{ "peermem.loaded", SEV_FAIL, "GPUDirect peer-memory module loaded",
 	  "modprobe nvidia-peermem (or build nv_peer_mem); stage peermem",
 	  { NULL }, is_gpu_worker, run_peermem_loaded },
@@ -2017,7 +2017,7 @@ const struct check_def check_defs[] = {
 	  { NULL }, NULL, run_time_skew },
 	{ "sm.master", SEV_FAIL, "exactly one master subnet manager",
 	  "run one SM (opensm or the switch's) with the highest priority, others standby",
-	  { NULL }, has_ib, run_sm_master },
+	  { NULL }, has_ib, run_sm_master, true },
 	{ "gpu.warnings", SEV_FAIL, "nvidia-smi prints no warning (infoROM)",
 	  "a corrupt infoROM loses ECC/retirement records: reflash or RMA the GPU",
 	  { NULL }, has_gpus, run_gpu_warnings },
@@ -2026,7 +2026,7 @@ const struct check_def check_defs[] = {
 	  { "ib.port_state" }, has_ib, run_ib_port_counters },
 	{ "ib.fabric_links", SEV_FAIL, "every IB port in the fabric at its width and speed (iblinkinfo)",
 	  "a link below its rate seen from both ends: reseat or replace the cable, check the switch port",
-	  { "ib.port_state" }, has_ib, run_ib_fabric_links },
+	  { "ib.port_state" }, has_ib, run_ib_fabric_links, true },
 	{ "ib.netdev", SEV_FAIL, "every HCA port drives a network device that is Up (ibdev2netdev)",
 	  "IPoIB and RoCE need the port's netdev up: ip link set <dev> up, fix its config",
 	  { "ib.port_state" }, has_ib, run_ib_netdev },
@@ -2045,7 +2045,7 @@ const struct check_def check_defs[] = {
 	  { NULL }, is_gpu_worker, run_peermem_symbols },
 	{ "ssh.peer", SEV_FAIL, "mpirun's launcher logs in to every GPU node (BatchMode)",
 	  "node-to-node keys for the MPI user: authorized_keys and known_hosts on every node",
-	  { NULL }, is_mpi_launcher, run_ssh_peer },
+	  { NULL }, is_mpi_launcher, run_ssh_peer, true },
 	{ "ib.fabric_isl", SEV_FAIL, "every switch-to-switch link at its width and speed (iblinkinfo, "
 	  "judged once on the fabric-reading host)",
 	  "a link below its rate is named by both ends: reseat or replace that cable or transceiver",
@@ -2062,3 +2062,13 @@ const struct check_def check_defs[] = {
 };
 
 const size_t check_ndefs = sizeof(check_defs) / sizeof(check_defs[0]);
+
+/* What the .fleet checks above read of every host (and of their own). */
+const char *const check_fleet_facts[] = {
+	"ibstat",      /* sm.master: which host owns a master's port GUID */
+	"iblinkinfo",  /* ib.fabric_links: the one fabric reading */
+	"ofed_info",   /* ofed.version: the majority */
+	"sminfo",      /* sm.master */
+	"ssh-peer",    /* ssh.peer (the launcher's own) */
+	NULL,
+};

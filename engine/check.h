@@ -35,6 +35,13 @@ struct check_def {
 	const char *requires[3]; /* ids that must not have failed on this host */
 	bool (*applies)(const struct check_ctx *cc); /* NULL: every host */
 	void (*run)(struct check_ctx *cc);
+	/*
+	 * Reads other hosts' facts (cc->facts): runs once every host's facts
+	 * are in, and reads only the facts named in check_fleet_facts. A check
+	 * without it sees its own host only (cc->facts is NULL), as soon as
+	 * that host's facts arrive, before they are dropped.
+	 */
+	bool fleet;
 };
 
 struct check_result {
@@ -66,7 +73,7 @@ struct check_report {
 /* What checks see. */
 struct check_ctx {
 	const struct inventory *inv;
-	const struct facts *facts;
+	const struct facts *facts;  /* fleet checks only; NULL for the others */
 	const struct host *host;
 	size_t host_idx;
 	const struct host_facts *hf;
@@ -80,6 +87,9 @@ struct check_ctx {
 extern const struct check_def check_defs[];
 extern const size_t check_ndefs;
 const struct check_def *check_lookup(const char *id);
+/* The facts fleet checks read, of every host; NULL-terminated. The rest of
+ * a host's facts can go once its own checks ran (check_judge_host). */
+extern const char *const check_fleet_facts[];
 
 /*
  * Runs every selected check on every gathered host. Severity overrides come
@@ -90,6 +100,24 @@ const struct check_def *check_lookup(const char *id);
 int checks_run(const struct inventory *inv, const struct facts *f,
 	       const struct check_opts *opts, struct check_report **ret, struct err *err);
 void check_report_free(struct check_report *rep);
+
+/*
+ * The same, judging each host as its facts arrive (precheck), so that a
+ * host's facts need not outlive its own checks: check_judge_new before the
+ * facts are gathered (the hosts are f's, in any order; ERR_USAGE and
+ * ERR_INVENTORY as checks_run), check_judge_host as each host's facts are
+ * in (its checks without .fleet), then check_judge_finish once every host
+ * is in: the fleet checks, then the results in checks_run's order, byte for
+ * byte. *ret of check_judge_new is owned by the caller (check_judge_free);
+ * *ret of check_judge_finish too (check_report_free).
+ */
+struct check_judge;
+int check_judge_new(const struct inventory *inv, const size_t *hosts, size_t n,
+		    const struct check_opts *opts, struct check_judge **ret, struct err *err);
+void check_judge_host(struct check_judge *cj, const struct host_facts *hf);
+void check_judge_finish(struct check_judge *cj, const struct facts *f,
+			struct check_report **ret);
+void check_judge_free(struct check_judge *cj);
 
 /* For checks: record one result. expected/found/detail are copied. */
 void check_emit(struct check_ctx *cc, enum check_status st, const char *subject,

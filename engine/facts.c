@@ -181,6 +181,33 @@ void facts_parse(struct host_facts *hf)
 	facts_parse_per_port(hf);
 }
 
+static bool named_in(const char *const *names, const char *name)
+{
+	for (; *names; names++)
+		if (!strcmp(*names, name))
+			return true;
+	return false;
+}
+
+/* Deleting while iterating: json_object_foreach_safe. */
+static void keep_only(json_t *o, const char *const *keep)
+{
+	const char *name;
+	json_t *v;
+	void *tmp;
+
+	json_object_foreach_safe(o, tmp, name, v)
+		if (!named_in(keep, name))
+			json_object_del(o, name);
+}
+
+void facts_keep_only(struct host_facts *hf, const char *const *keep)
+{
+	keep_only(hf->raw, keep);
+	keep_only(hf->parsed, keep);
+	keep_only(hf->parse_errors, keep);
+}
+
 const struct host_facts *facts_for(const struct facts *f, size_t host)
 {
 	for (size_t i = 0; f && i < f->n; i++)
@@ -449,18 +476,32 @@ struct gather_events {
 	const struct inventory *inv;
 	const size_t *idx;
 	struct task *tasks;
-	dep_event_fn cb;
+	struct facts *f;
+	dep_event_fn cb;      /* may be NULL */
 	void *arg;
+	facts_host_fn on_host; /* may be NULL */
+	void *host_arg;
 	size_t stage;
 	const char *stage_name;
 };
 
+/* The task's outcome becomes the host's (err moves), once. */
+static void host_done(struct task *t, struct host_facts *hf)
+{
+	hf->rc = t->rc;
+	hf->err = t->err;
+	t->err.msg = NULL;
+}
+
 static void on_gather_event(const struct event *ev, void *arg)
 {
 	struct gather_events *ge = arg;
-	const struct task *t = &ge->tasks[ev->task];
+	struct task *t = &ge->tasks[ev->task];
 	struct dep_event de = { .stage = ge->stage, .stage_name = ge->stage_name,
 				.host = ge->inv->hosts[ge->idx[ev->task]].name, .t = ev->t };
+
+	if (!ge->cb && ev->kind != EV_TASK_DONE)
+		return;
 
 	if (ev->kind == EV_TASK_START) {
 		de.kind = DEV_HOST_START;
@@ -474,13 +515,20 @@ static void on_gather_event(const struct event *ev, void *arg)
 		de.kind = DEV_OUTPUT;
 		de.msg = ev->msg;
 	}
-	ge->cb(&de, ge->arg);
+	if (ge->cb)
+		ge->cb(&de, ge->arg);
+	if (ev->kind == EV_TASK_DONE) {
+		host_done(t, &ge->f->h[ev->task]);
+		if (ge->on_host)
+			ge->on_host(&ge->f->h[ev->task], ge->host_arg);
+	}
 }
 
 static int gather(struct runner *r, const struct inventory *inv, const size_t *idx,
 		  size_t n, bool disconnect, unsigned flags, struct gather_events *ge,
 		  struct facts **ret)
 {
+	struct gather_events none = { 0 };
 	struct facts *f = xcalloc(1, sizeof(*f));
 	struct task *tasks = xcalloc(n ? n : 1, sizeof(*tasks));
 	struct gather *g = xcalloc(n ? n : 1, sizeof(*g));
@@ -504,17 +552,14 @@ static int gather(struct runner *r, const struct inventory *inv, const size_t *i
 		tasks[i] = (struct task){ .hosts = &idx[i], .nhosts = 1,
 					  .fn = gather_task, .arg = &g[i] };
 	}
-	if (ge) {
-		ge->tasks = tasks;
-		ge->idx = idx;
-		ge->inv = inv;
-	}
-	runner_run(r, tasks, n, ge ? on_gather_event : NULL, ge);
-	for (size_t i = 0; i < n; i++) {
-		f->h[i].rc = tasks[i].rc;
-		f->h[i].err = tasks[i].err; /* moves ownership */
-		tasks[i].err.msg = NULL;
-	}
+	if (!ge)
+		ge = &none;
+	ge->tasks = tasks;
+	ge->idx = idx;
+	ge->inv = inv;
+	ge->f = f;
+	/* Every task ends with EV_TASK_DONE, where its outcome moves to f. */
+	runner_run(r, tasks, n, on_gather_event, ge);
 	free(tasks);
 	free(g);
 	free(peers);
@@ -538,13 +583,15 @@ int facts_gather_once(struct runner *r, const struct inventory *inv, const size_
 
 int facts_gather_once_events(struct runner *r, const struct inventory *inv, const size_t *idx,
 			     size_t n, unsigned flags, size_t stage, const char *stage_name,
-			     dep_event_fn cb, void *arg, struct facts **ret, struct err *err)
+			     dep_event_fn cb, void *arg, facts_host_fn on_host, void *host_arg,
+			     struct facts **ret, struct err *err)
 {
-	struct gather_events ge = { .cb = cb, .arg = arg, .stage = stage,
+	struct gather_events ge = { .cb = cb, .arg = arg, .on_host = on_host,
+				    .host_arg = host_arg, .stage = stage,
 				    .stage_name = stage_name };
 
 	(void)err;
-	return gather(r, inv, idx, n, true, flags, cb ? &ge : NULL, ret);
+	return gather(r, inv, idx, n, true, flags, &ge, ret);
 }
 
 void facts_free(struct facts *f)

@@ -59,15 +59,23 @@ enum facts_flags {
 	FACTS_DEEP = 1u << 0,  /* GPU diagnostics (dcgmi diag -r 1): up to two minutes */
 };
 
+/* A host's facts are in: rc, err and the facts themselves are final. The
+ * function may drop what it has no more use for (facts_keep_only). */
+typedef void (*facts_host_fn)(struct host_facts *hf, void *arg);
+
 /*
  * facts_gather_once, telling cb (on this thread) as each host starts and
  * ends, as DEV_HOST_START / DEV_HOST_DONE events of stage `stage` (ok,
  * unreachable, or failed with the error as reason): precheck's live view.
+ * on_host (may be NULL), on this thread too, is told right after a host's
+ * DEV_HOST_DONE: precheck judges the host there and drops its facts, so
+ * that memory follows the hosts in flight, not every host gathered.
  * flags: enum facts_flags.
  */
 int facts_gather_once_events(struct runner *r, const struct inventory *inv, const size_t *idx,
 			     size_t n, unsigned flags, size_t stage, const char *stage_name,
-			     dep_event_fn cb, void *arg, struct facts **ret, struct err *err);
+			     dep_event_fn cb, void *arg, facts_host_fn on_host, void *host_arg,
+			     struct facts **ret, struct err *err);
 void facts_free(struct facts *f);
 
 /* The facts of inventory host `host`, or NULL when it was not gathered. */
@@ -85,6 +93,9 @@ json_t *fact_parsed(const struct host_facts *hf, const char *name);
 int facts_split(const char *buf, size_t len, json_t **ret, struct err *err);
 /* Runs the parsers over raw sections (fills hf->parsed and parse_errors). */
 void facts_parse(struct host_facts *hf);
+/* Drops every section, raw, parsed or failed to parse, but those named in
+ * keep (NULL-terminated). */
+void facts_keep_only(struct host_facts *hf, const char *const *keep);
 
 /*
  * The script sent to every host (sh -s; environment BRINGUP_FACTS with the

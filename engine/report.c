@@ -189,11 +189,21 @@ static void dump_into(struct strbuf *out, json_t *j, size_t flags)
 	json_decref(j);
 }
 
+static void spill(struct strbuf *out, FILE *f)
+{
+	if (f && out->len >= REPORT_CHUNK) {
+		fwrite(out->buf, 1, out->len, f);
+		strbuf_reset(out);
+	}
+}
+
 /*
  * Written piece by piece: at hundreds of hosts a whole JSON tree of the
  * results, its dump and the copy of that would triple the peak memory.
+ * With f, what is written goes to f every REPORT_CHUNK bytes, the rest is
+ * left in out: at 1,000 hosts the report is some 20 MB.
  */
-void report_json(const struct check_report *rep, struct strbuf *out)
+static void json_into(const struct check_report *rep, struct strbuf *out, FILE *f)
 {
 	struct report_counts c;
 
@@ -221,6 +231,7 @@ void report_json(const struct check_report *rep, struct strbuf *out)
 					 "warn", (json_int_t)t.n[CHECK_WARN],
 					 "pass", (json_int_t)t.n[CHECK_PASS],
 					 "skip", (json_int_t)t.n[CHECK_SKIP]), JSON_COMPACT);
+		spill(out, f);
 	}
 	strbuf_addstr(out, "\n  ],\n  \"results\": [");
 	for (size_t i = 0; i < rep->n; i++) {
@@ -235,8 +246,24 @@ void report_json(const struct check_report *rep, struct strbuf *out)
 			"subject", json_text_or_null(r->subject), "expected", json_text_or_null(r->expected),
 			"found", json_text_or_null(r->found), "detail", json_text_or_null(r->detail),
 			"hint", r->def->hint), JSON_COMPACT);
+		spill(out, f);
 	}
 	strbuf_addstr(out, "\n  ]\n}\n");
+}
+
+void report_json(const struct check_report *rep, struct strbuf *out)
+{
+	json_into(rep, out, NULL);
+}
+
+int report_json_to(const struct check_report *rep, FILE *f)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	json_into(rep, &out, f);
+	fwrite(out.buf, 1, out.len, f);
+	strbuf_release(&out);
+	return ferror(f) ? -1 : 0;
 }
 
 /* ---- JUnit ------------------------------------------------------------- */

@@ -1,13 +1,15 @@
 /*
  * Renderers for a precheck report: text for people, JSON for scripts, JUnit
  * XML for CI servers, Prometheus text format for node_exporter's textfile
- * collector. They fill a strbuf; cmd/ decides where it goes.
+ * collector. They fill a strbuf (JSON can also go straight to a file); cmd/
+ * decides where it goes.
  */
 #ifndef BRINGUP_REPORT_H
 #define BRINGUP_REPORT_H
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "check.h"
 #include "strbuf.h"
@@ -22,6 +24,11 @@ void report_count(const struct check_report *rep, struct report_counts *ret);
 /* colour: ANSI colours for a terminal. */
 void report_text(const struct check_report *rep, bool colour, struct strbuf *out);
 void report_json(const struct check_report *rep, struct strbuf *out);
+/* The same JSON written to f as it is made, REPORT_CHUNK bytes at a time,
+ * so that a report of thousands of hosts is never whole in memory (20 MB
+ * at 1,000 hosts). -1: f's error. */
+#define REPORT_CHUNK 16384
+int report_json_to(const struct check_report *rep, FILE *f);
 /* Text for an XML attribute or element, control characters replaced. */
 void report_xml_escape(struct strbuf *out, const char *s);
 void report_junit(const struct check_report *rep, double elapsed_s, struct strbuf *out);

@@ -5,6 +5,11 @@
 #   exec      bringup exec -- PROBE         vs  ssh HOST PROBE
 #   precheck  bringup precheck (facts, parsers, every check, report)
 #                                            vs  ssh HOST sh -s < the same facts script
+#   precheck-mem  peak memory of bringup precheck at BENCH_MEM_SIZES hosts
+#             (default "256 1000"), one run each (-f BENCH_FORKS, --timeout
+#             300 so that no host drops out for being slow on a loaded box),
+#             and the growth per host between the first and the last size.
+#             Targets: under 40 MB at 256 hosts, under 20 KB a host.
 #   output    peak memory of bringup exec (default -f) when every host prints
 #             4 MiB: the same bytes (one group) and distinct bytes (one group
 #             each, spilled to $TMPDIR). Target: under 150 MB at 256 hosts.
@@ -21,7 +26,7 @@
 #   BENCH_SIZES="16 64 256"   host counts
 #   BENCH_RUNS=3              runs per measurement (median wall, max RSS)
 #   BENCH_FORKS=64            hosts at once, for bringup -f and xargs -P alike
-#   BENCH_WHAT="exec precheck output deploy copy validate scale tui"   which parts to run
+#   BENCH_WHAT="exec precheck precheck-mem output deploy copy validate scale tui"   which parts to run
 set -u
 : "${BRINGUP:?set BRINGUP to the bringup binary}"
 SIZES=${BENCH_SIZES:-16 64 256}
@@ -29,7 +34,7 @@ RUNS=${BENCH_RUNS:-3}
 # The same parallelism for bringup (-f) and for xargs (-P): 256 logins at
 # once would measure the 2-core box's sshd key exchanges, not the tools.
 FORKS=${BENCH_FORKS:-64}
-WHAT=" ${BENCH_WHAT:-exec precheck output deploy copy validate scale tui} "
+WHAT=" ${BENCH_WHAT:-exec precheck precheck-mem output deploy copy validate scale tui} "
 want() { case $WHAT in *" $1 "*) return 0;; esac; return 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 out_dir=$(pwd)/build/bench
@@ -66,6 +71,7 @@ ratio() { awk "BEGIN{printf \"%.2f\", $1/$2}"; }
 
 printf '%-6s %-9s %-24s %8s %10s\n' hosts what tool wall_s rss_MB | tee "$results"
 for n in $SIZES; do
+	want exec || want precheck || want output || break
 	"$BRINGUP" sim down >/dev/null 2>&1
 	inv=$("$BRINGUP" sim up -n "$n" --state ready | sed -n 's/^inventory: //p')
 	[ -f "$inv" ] || { echo "sim up -n $n failed" >&2; exit 1; }
@@ -106,6 +112,44 @@ for n in $SIZES; do
 	fi
 
 done
+
+# Memory per host: one run per size, what every host gathered and judged.
+# A size the machine cannot start (sim up fails, or hosts do not answer) is
+# said so and left out; the growth needs two sizes.
+if want precheck-mem; then
+	first="" last="" first_m="" last_m=""
+	for n in ${BENCH_MEM_SIZES:-256 1000}; do
+		"$BRINGUP" sim down >/dev/null 2>&1
+		inv=$("$BRINGUP" sim up -n "$n" --state ready 2>"$out_dir/err.$$" | sed -n 's/^inventory: //p')
+		if [ ! -f "$inv" ] || ! "$BRINGUP" exec -i "$inv" -- true >/dev/null 2>&1; then
+			echo "precheck-mem: $n simulated nodes could not be started here, not measured" |
+				tee -a "$results"
+			tail -n 3 "$out_dir/err.$$" >&2
+			continue
+		fi
+		/usr/bin/time -f '%e %M' -o "$out_dir/time.$$" "$BRINGUP" precheck -i "$inv" \
+			-f "$FORKS" -t 300 -o json --output "$out_dir/precheck-mem.json" \
+			>/dev/null 2>"$out_dir/err.$$"
+		read -r w m <<-EOF
+		$(tail -n 1 "$out_dir/time.$$")
+		EOF
+		# hosts without facts hold none: a run with any is not comparable
+		gone=$(sed -n 's/.*"unreachable":\([0-9]*\).*/\1/p' "$out_dir/precheck-mem.json" | head -n 1)
+		row "$n" prec-mem "bringup precheck" "$w" "$m" \
+			"(${gone:-?} hosts without facts; target < 40 MB at 256)"
+		[ "${gone:-1}" = 0 ] || continue
+		[ -n "$first" ] || { first=$n first_m=$m; }
+		last=$n last_m=$m
+	done
+	if [ -n "$first" ] && [ "$last" != "$first" ]; then
+		per=$(awk "BEGIN{printf \"%.1f\", ($last_m - $first_m) / ($last - $first)}")
+		echo "precheck-mem: growth ($last_m - $first_m KB) / ($last - $first hosts) = $per KB a host (target < 20)" |
+			tee -a "$results"
+	else
+		echo "precheck-mem: growth per host not measured (needs two sizes whose every host answered)" |
+			tee -a "$results"
+	fi
+fi
 rm -f "$out_dir"/*.$$
 "$BRINGUP" sim down >/dev/null 2>&1
 echo "results: $results"

@@ -850,6 +850,133 @@ static void test_peermem_symbols(void **state)
 	inventory_free(inv);
 }
 
+/*
+ * A check that judges a host before the others are in must not wait on a
+ * check that compares hosts: it would find no result and run regardless.
+ */
+static void test_own_checks_never_require_fleet_checks(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < check_ndefs; k++) {
+		for (size_t i = 0; i < 3 && check_defs[k].requires[i]; i++) {
+			const struct check_def *r = check_lookup(check_defs[k].requires[i]);
+
+			assert_non_null(r);
+			if (r->fleet && !check_defs[k].fleet)
+				fail_msg("%s requires the fleet check %s", check_defs[k].id, r->id);
+		}
+	}
+}
+
+/* Three hosts, one unreachable: two OFED releases, nouveau on one, an SM. */
+static struct facts *fleet_facts(const struct inventory *inv)
+{
+	static const char *const ofed[] = { "MLNX_OFED_LINUX-4.7-1.0.0.1:\n",
+					    "MLNX_OFED_LINUX-4.6-1.0.1.1:\n" };
+	struct facts *f = xcalloc(1, sizeof(*f));
+	char *ibstat = slurp(FIX "ibstat/a100_hdr200_8x_ib_healthy.txt");
+	char *sminfo = slurp(FIX "sminfo/sminfo_master_healthy.txt");
+
+	f->inv = inv;
+	f->n = 3;
+	f->h = xcalloc(3, sizeof(*f->h));
+	for (size_t i = 0; i < 3; i++) {
+		struct host_facts *hf = &f->h[i];
+
+		/* gathered in an order of their own, not the inventory's */
+		hf->host = 2 - i;
+		if (hf->host == 1) {
+			hf->rc = err_set(&hf->err, ERR_CONNECT, "host dgx02: connection refused");
+			continue;
+		}
+		hf->have_skew = true;
+		hf->login_s = 0.1 * (double)(i + 1);
+		hf->raw = json_pack("{s:{s:i, s:s}, s:{s:i, s:s}, s:{s:i, s:s}, s:{s:i, s:s}}",
+				    "ofed_info", "rc", 0, "output", ofed[hf->host == 2],
+				    "ibstat", "rc", 0, "output", ibstat,
+				    "sminfo", "rc", 0, "output", sminfo,
+				    "lsmod", "rc", 0, "output", hf->host ? "Module  Size  Used by\n" :
+				    "Module  Size  Used by\nnouveau 1896005  0\n");
+		facts_parse(hf);
+	}
+	free(ibstat);
+	free(sminfo);
+	return f;
+}
+
+/* Judged host by host as they arrive, each host's facts dropped but for
+ * the fleet's, the report is the one of judging everything at the end. */
+static void test_judging_as_hosts_arrive_gives_the_same_report(void **state)
+{
+	struct inventory *inv = NULL;
+	struct err err = ERR_INIT;
+	const char *y =
+		"cluster: { name: t }\n"
+		"hardware:\n"
+		"  dgx1:\n"
+		"    hcas:\n"
+		"      - { names: \"mlx5_[0-1]\", rate: 200 Gb/s 4X HDR }\n"
+		"    gpus: { count: 8, model: A100 }\n"
+		"hosts:\n"
+		"  dgx01: { address: 127.0.0.1, hardware: dgx1 }\n"
+		"  dgx02: { address: 127.0.0.2, hardware: dgx1 }\n"
+		"  dgx03: { address: 127.0.0.3, hardware: dgx1 }\n"
+		"groups:\n"
+		"  gpu_worker: { hosts: \"dgx[01-03]\" }\n"
+		"  sm_host: { hosts: dgx01 }\n";
+	struct check_opts o = { STRLIST_INIT, STRLIST_INIT };
+	struct check_report *all = NULL, *each = NULL;
+	struct check_judge *cj = NULL;
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	struct facts *f1, *f2;
+	size_t hosts[3];
+
+	(void)state;
+	if (inventory_load_buf("t.yaml", y, strlen(y), &inv, &err))
+		fail_msg("inventory: %s", err_msg(&err));
+	f1 = fleet_facts(inv);
+	f2 = fleet_facts(inv);
+	assert_int_equal(checks_run(inv, f1, &o, &all, &err), 0);
+	for (size_t i = 0; i < 3; i++)
+		hosts[i] = f2->h[i].host;
+	assert_int_equal(check_judge_new(inv, hosts, 3, &o, &cj, &err), 0);
+	for (size_t i = 0; i < 3; i++) {
+		check_judge_host(cj, &f2->h[i]);
+		facts_keep_only(&f2->h[i], check_fleet_facts);
+	}
+	assert_null(fact_parsed(&f2->h[0], "lsmod"));
+	check_judge_finish(cj, f2, &each);
+	check_judge_free(cj);
+	report_json(all, &a);
+	report_json(each, &b);
+	assert_string_equal(a.buf, b.buf);
+	{
+		/* streamed, in chunks (this one is over one chunk), the same bytes */
+		FILE *tf = tmpfile();
+		char *back = xmalloc(b.len + 1);
+
+		assert_non_null(tf);
+		assert_true(b.len > REPORT_CHUNK);
+		assert_int_equal(report_json_to(each, tf), 0);
+		assert_int_equal(ftell(tf), (long)b.len);
+		rewind(tf);
+		assert_int_equal(fread(back, 1, b.len + 1, tf), b.len);
+		assert_memory_equal(back, b.buf, b.len);
+		free(back);
+		fclose(tf);
+	}
+	/* the fleet checks did speak: one OFED release differs */
+	assert_non_null(strstr(b.buf, "\"check\":\"ofed.version\",\"status\":\"fail\""));
+	assert_non_null(strstr(b.buf, "\"check\":\"nouveau.absent\",\"status\":\"fail\""));
+	strbuf_release(&a);
+	strbuf_release(&b);
+	check_report_free(all);
+	check_report_free(each);
+	facts_free(f1);
+	facts_free(f2);
+	inventory_free(inv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -875,6 +1002,8 @@ int main(void)
 		cmocka_unit_test(test_peermem_build_vermagic_and_depends),
 		cmocka_unit_test(test_text_report_folds_hosts_and_names_the_check),
 		cmocka_unit_test(test_name_resolving_elsewhere_fails),
+		cmocka_unit_test(test_own_checks_never_require_fleet_checks),
+		cmocka_unit_test(test_judging_as_hosts_arrive_gives_the_same_report),
 	};
 	return cmocka_run_group_tests_name("check", tests, NULL, NULL);
 }

@@ -75,4 +75,27 @@ expect_status 1 "$BRINGUP" validate --no-baseline -i "$TEST_DIR/nodcgm.yaml" --s
 "$BRINGUP" sim fault dgx02 clear >/dev/null || fail "clear"
 expect_status 0 dcgm_run clear
 [ -z "$(findings clear)" ] || fail "cleared: $(findings clear)"
+
+# Not over Kubernetes: asked for there, it is refused before anything runs.
+out=$("$BRINGUP" validate --no-baseline -i "$INV" --via kubernetes --stage dcgm 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q 'stage dcgm does not run --via kubernetes' ||
+	fail "dcgm via kubernetes: exit $rc: $out"
+# Not a default stage (half an hour on real GPUs): a plain run has today's
+# four (each kept short here: only which stages ran is looked at).
+cat "$INV" >"$TEST_DIR/short.yaml"
+cat >>"$TEST_DIR/short.yaml" <<'YAML'
+
+validate:
+  tries: 1
+  rdma: { duration: 1 }
+  nccl: { mpirun: false, max_bytes: 1M }
+  resnet: { mpirun: false, num_batches: 10 }
+  storage: { directory: /tmp, runtime: 1, size: 64M }
+YAML
+"$BRINGUP" validate --no-baseline -i "$TEST_DIR/short.yaml" -o json --output "$TEST_DIR/all.json" >/dev/null 2>&1
+python3 - "$TEST_DIR/all.json" <<'PY' || fail "default stages"
+import json, sys
+st = [s["stage"] for s in json.load(open(sys.argv[1]))["stages"]]
+assert st == ["rdma", "nccl", "resnet", "storage"], st
+PY
 exit 0

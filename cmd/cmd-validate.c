@@ -26,7 +26,7 @@
 const struct cmd_option cmd_validate_options[] = {
 	{ "inventory", 'i', OPT_SHORT | OPT_FILE | OPT_INVENTORY, "FILE", "inventory (YAML)" },
 	{ "limit", 'l', OPT_SHORT | OPT_HOSTS, "HOSTS", "node sets and/or group names (default gpu_worker)" },
-	{ "stage", 'S', 0, "LIST", "stages to run, comma-separated (default rdma,nccl,resnet,storage)" },
+	{ "stage", 'S', 0, "LIST", "stages to run, comma-separated: rdma, nccl, resnet, storage, dcgm (default rdma,nccl,resnet,storage)" },
 	{ "pairs", 'P', 0, "ring|all", "rdma pairing (default: the inventory's, else all)" },
 	{ "output-format", 'o', OPT_SHORT, "text|json|junit|html", "the report's format (default text)" },
 	{ "output", 'O', OPT_FILE, "FILE", "write the report to FILE instead of stdout" },
@@ -59,10 +59,14 @@ static void usage(FILE *f)
 		"  storage fio sequential 1 MiB direct write and read on the shared file\n"
 		"        system, all nodes at once (the slow client named), then the\n"
 		"        aggregate read on 1, 2, 4... nodes (it must grow to the limit)\n"
+		"  dcgm  DCGM's diagnostic, dcgmi diag -r 3 (validate.dcgm.level), on every\n"
+		"        node at once: a failing test names the host and GPU with DCGM's\n"
+		"        message; about 30 minutes on real GPUs, so only with --stage dcgm\n"
 		"\n"
 		"  -i, --inventory FILE       inventory (YAML)\n"
 		"  -l, --limit HOSTS          node sets and/or group names (default gpu_worker)\n"
-		"      --stage LIST           stages to run, comma-separated (default rdma,nccl,resnet,storage)\n"
+		"      --stage LIST           stages to run, comma-separated: rdma, nccl, resnet,\n"
+		"                             storage, dcgm (default rdma,nccl,resnet,storage)\n"
 		"      --pairs ring|all       rdma pairing (default: the inventory's, else all)\n"
 		"  -o, --output-format FMT    text (default), json, junit, html (one file,\n"
 		"                             plots as inline SVG)\n"
@@ -98,6 +102,7 @@ static stage_fn *const stage_fns[VSTAGE__COUNT] = {
 	[VSTAGE_NCCL] = validate_nccl,
 	[VSTAGE_RESNET] = validate_resnet,
 	[VSTAGE_STORAGE] = validate_storage,
+	[VSTAGE_DCGM] = validate_dcgm,
 };
 
 static int parse_stages(const char *s, bool want[VSTAGE__COUNT])
@@ -111,7 +116,7 @@ static int parse_stages(const char *s, bool want[VSTAGE__COUNT])
 		int st = validate_stage_from_name(t);
 
 		if (st < 0) {
-			fprintf(stderr, "bringup validate: unknown stage '%s' (stages: rdma, nccl, resnet, storage)\n", t);
+			fprintf(stderr, "bringup validate: unknown stage '%s' (stages: rdma, nccl, resnet, storage, dcgm)\n", t);
 			rc = -1;
 			break;
 		}
@@ -148,7 +153,9 @@ int cmd_validate(int argc, char **argv)
 	const char *state_opt = NULL;
 	char *state_dir = NULL;
 	bool baseline = true;
-	bool want[VSTAGE__COUNT] = { true, true, true, true };
+	/* dcgm is left out: half an hour of GPU stress only when asked for. */
+	bool want[VSTAGE__COUNT] = { [VSTAGE_RDMA] = true, [VSTAGE_NCCL] = true,
+				     [VSTAGE_RESNET] = true, [VSTAGE_STORAGE] = true };
 	struct runner_opts ro = { .command_timeout_s = 600 };
 	struct validate_opts vo = { .pairs = -1 };
 	struct inventory *inv = NULL;

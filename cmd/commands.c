@@ -46,7 +46,7 @@ const struct cmd_entry commands[] = {
 	{ "upgrade", "-i INVENTORY --to ofed=VER [--batch N|P%] [--ofed-tarball FILE] [--check | --resume]",
 	  "rolling upgrade in batches that keep quorum, the SM and the control plane up", cmd_upgrade,
 	  cmd_upgrade_options },
-	{ "validate", "-i INVENTORY [--stage rdma,nccl,resnet,storage] [--pairs ring|all] [-o text|json|junit|html] [--output FILE]",
+	{ "validate", "-i INVENTORY [--stage rdma,nccl,resnet,storage,dcgm] [--pairs ring|all] [-o text|json|junit|html] [--output FILE]",
 	  "run RDMA, NCCL, ResNet-50 and storage benchmarks; name the node, port or GPU at fault", cmd_validate,
 	  cmd_validate_options },
 	{ "version", "",

@@ -7,6 +7,7 @@
 #include "check-fabric.h"
 #include "check-scale.h"
 #include "check.h"
+#include "parse.h"
 #include "strbuf.h"
 #include "template.h"
 #include "xalloc.h"
@@ -1752,28 +1753,6 @@ static bool dcgm_applies(const struct check_ctx *cc)
 	return has_gpus(cc) && json_object_get(cc->hf->raw, "dcgmi-diag");
 }
 
-/* One finding per GPU (or per test when DCGM names no GPU): its worst
- * status and what was wrong, "TEST: Fail; TEST: message". */
-static void dcgm_note(json_t *by, const char *subject, bool fail, const char *what)
-{
-	json_t *o = json_object_get(by, subject);
-	const char *old;
-
-	if (!o) {
-		o = json_pack("{s:b, s:s}", "fail", 0, "what", "");
-		json_object_set_new(by, subject, o);
-	}
-	if (fail)
-		json_object_set_new(o, "fail", json_true());
-	old = jstr(o, "what");
-	if (strstr(old, what))
-		return;
-	char *both = xasprintf("%s%s%s", old, *old ? "; " : "", what);
-
-	json_object_set_new(o, "what", json_string(both));
-	free(both);
-}
-
 /*
  * dcgmi diag -r 1: every test Pass (or Skip). A test that fails names the
  * GPUs its result lists ("Fail - GPU: 0"); an Error or Warning row names
@@ -1782,10 +1761,10 @@ static void dcgm_note(json_t *by, const char *subject, bool fail, const char *wh
  */
 static void run_dcgm_diag(struct check_ctx *cc)
 {
-	json_t *d = fact_parsed(cc->hf, "dcgmi-diag"), *t, *r, *m, *by, *o;
+	json_t *d = fact_parsed(cc->hf, "dcgmi-diag"), *t, *by, *o;
 	const char *perr = json_string_value(json_object_get(cc->hf->parse_errors, "dcgmi-diag"));
 	const char *subject;
-	size_t i, k, ntests;
+	size_t i, ntests;
 	int rc;
 	char *line = fact_line(cc, "dcgmi-diag", &rc);
 
@@ -1803,47 +1782,8 @@ static void run_dcgm_diag(struct check_ctx *cc)
 		check_fail(cc, NULL, "dcgmi diag -r 1 passes", "dcgmi failed", jstr(d, "error"));
 		return;
 	}
-	by = json_object();
 	ntests = json_array_size(json_object_get(d, "tests"));
-	json_array_foreach(json_object_get(d, "tests"), i, t) {
-		json_array_foreach(json_object_get(t, "results"), k, r) {
-			const char *st = jstr(r, "status");
-			json_t *gpus = json_object_get(r, "gpus"), *g;
-			size_t gi;
-			char *what;
-
-			if (!st || (strcmp(st, "Fail") && strcmp(st, "Warn")))
-				continue;
-			what = xasprintf("%s: %s", jstr(t, "name"), st);
-			if (json_array_size(gpus)) {
-				json_array_foreach(gpus, gi, g) {
-					char *subj = xasprintf("GPU %lld", json_integer_value(g));
-
-					dcgm_note(by, subj, !strcmp(st, "Fail"), what);
-					free(subj);
-				}
-			} else {
-				dcgm_note(by, jstr(t, "name"), !strcmp(st, "Fail"), what);
-			}
-			free(what);
-		}
-	}
-	json_array_foreach(json_object_get(d, "messages"), i, m) {
-		const char *kind = jstr(m, "kind"), *test = jstr(m, "test");
-		json_t *g = json_object_get(m, "gpu");
-		char *subj, *what;
-
-		if (!kind || !strcmp(kind, "Info"))
-			continue;
-		subj = json_is_integer(g) ? xasprintf("GPU %lld", json_integer_value(g)) :
-		       xstrdup(test ? test : jstr(m, "section") ? jstr(m, "section") : "diagnostic");
-		what = xasprintf("%s: %s", test ? test : kind, jstr(m, "text"));
-		/* An Error row stops the diagnostic: a failure whatever else
-		 * ran; a Warning alone warns (dcgm_note never lowers a fail). */
-		dcgm_note(by, subj, !strcmp(kind, "Error"), what);
-		free(subj);
-		free(what);
-	}
+	by = dcgmi_diag_problems(d);
 	json_object_foreach(by, subject, o) {
 		if (json_is_true(json_object_get(o, "fail")))
 			check_fail(cc, subject, "dcgmi diag -r 1 passes", jstr(o, "what"),

@@ -244,3 +244,79 @@ int parse_dcgmi_diag(const char *buf, size_t len, json_t **ret, struct err *err)
 		parse_failed(st.root);
 	return parse_done(rc, st.root, ret);
 }
+
+/* by[subject]: its worst status and every reason, each once. */
+static void problem_note(json_t *by, const char *subject, bool fail, const char *what)
+{
+	json_t *o = json_object_get(by, subject);
+	const char *old;
+	char *both;
+
+	if (!o) {
+		o = json_pack("{s:b, s:s}", "fail", 0, "what", "");
+		json_object_set_new(by, subject, o);
+	}
+	if (fail)
+		json_object_set_new(o, "fail", json_true());
+	old = json_string_value(json_object_get(o, "what"));
+	if (strstr(old, what))
+		return;
+	both = xasprintf("%s%s%s", old, *old ? "; " : "", what);
+	json_object_set_new(o, "what", json_string(both));
+	free(both);
+}
+
+/*
+ * A test that fails names the GPUs its result lists ("Fail - GPU: 0"); an
+ * Error or Warning row names the GPU its words do ("GPU 3 has uncorrectable
+ * memory errors..."), else the test. Judged from the table alone.
+ */
+json_t *dcgmi_diag_problems(const json_t *diag)
+{
+	json_t *by = json_object(), *t, *r, *m;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(diag, "tests"), i, t) {
+		const char *name = json_string_value(json_object_get(t, "name"));
+
+		json_array_foreach(json_object_get(t, "results"), k, r) {
+			const char *st = json_string_value(json_object_get(r, "status"));
+			json_t *gpus = json_object_get(r, "gpus"), *g;
+			size_t gi;
+			char *what;
+
+			if (!st || !name || (strcmp(st, "Fail") && strcmp(st, "Warn")))
+				continue;
+			what = xasprintf("%s: %s", name, st);
+			json_array_foreach(gpus, gi, g) {
+				char *subj = xasprintf("GPU %lld", (long long)json_integer_value(g));
+
+				problem_note(by, subj, !strcmp(st, "Fail"), what);
+				free(subj);
+			}
+			if (!json_array_size(gpus))
+				problem_note(by, name, !strcmp(st, "Fail"), what);
+			free(what);
+		}
+	}
+	json_array_foreach(json_object_get(diag, "messages"), i, m) {
+		const char *kind = json_string_value(json_object_get(m, "kind"));
+		const char *test = json_string_value(json_object_get(m, "test"));
+		const char *section = json_string_value(json_object_get(m, "section"));
+		const char *text = json_string_value(json_object_get(m, "text"));
+		json_t *g = json_object_get(m, "gpu");
+		char *subj, *what;
+
+		if (!kind || !text || !strcmp(kind, "Info"))
+			continue;
+		subj = json_is_integer(g) ? xasprintf("GPU %lld", (long long)json_integer_value(g)) :
+		       xstrdup(test ? test : section ? section : "diagnostic");
+		what = xasprintf("%s: %s", test ? test : kind, text);
+		/* An Error row stops the diagnostic: a failure whatever else
+		 * ran; a Warning alone warns (problem_note never lowers a fail). */
+		problem_note(by, subj, !strcmp(kind, "Error"), what);
+		free(subj);
+		free(what);
+	}
+	return by;
+}

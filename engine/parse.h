@@ -64,6 +64,14 @@ parse_fn parse_perfquery;
 parse_fn parse_perftest;
 /* parse-dcgmi.c */
 parse_fn parse_dcgmi_diag;
+/*
+ * What a parsed dcgmi diag table says is wrong, one entry a subject ("GPU
+ * N", else the test's or section's name): {"fail": bool, "what": "TEST:
+ * Fail; TEST: message"}. A Fail result or an Error row fails; Warn and
+ * Warning warn; Info is left out. Precheck's gpu.dcgm_diag and the dcgm
+ * validation stage judge alike through it. Caller owns the object.
+ */
+json_t *dcgmi_diag_problems(const json_t *diag);
 /* parse-bench.c */
 parse_fn parse_nccl_tests, parse_tf_cnn_benchmarks, parse_dle_resnet50;
 /* parse-sshpeer.c */

@@ -47,6 +47,9 @@ void validate_cfg_defaults(struct validate_cfg *c)
 	c->storage.slack_s = 60;
 	c->storage.min_fraction_pct = 50;
 	c->storage.scaling_pct = 80;
+	c->dcgm.command = xstrdup("dcgmi");
+	c->dcgm.level = 3;
+	c->dcgm.timeout_s = 1800;
 	c->tries = 3;
 	c->baseline_drop_pct = 10;
 }
@@ -66,6 +69,7 @@ void validate_cfg_release(struct validate_cfg *c)
 	free(c->storage.command);
 	free(c->storage.directory);
 	free(c->storage.size);
+	free(c->dcgm.command);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -295,12 +299,34 @@ static int read_storage(struct ytree *t, yaml_node_t *n, struct validate_storage
 	return 0;
 }
 
-enum { V_RDMA, V_NCCL, V_RESNET, V_STORAGE, V_TRIES, V_DROP, V__N };
+enum { D_COMMAND, D_LEVEL, D_TIMEOUT, D__N };
+static const struct ykey dcgm_keys[] = {
+	[D_COMMAND] = { "command", Y_SCALAR, false },
+	[D_LEVEL] = { "level", Y_SCALAR, false },
+	[D_TIMEOUT] = { "timeout", Y_SCALAR, false },
+	[D__N] = { NULL, 0, false },
+};
+
+static int read_dcgm(struct ytree *t, yaml_node_t *n, struct validate_dcgm_cfg *c)
+{
+	yaml_node_t *v[D__N];
+
+	/* Levels 1..4 are what dcgmi diag -r accepts as a number. */
+	if (ytree_check_map(t, n, dcgm_keys, "validate.dcgm", v) ||
+	    OPT(v[D_COMMAND], read_str(t, v[D_COMMAND], "'command' in validate.dcgm", &c->command)) ||
+	    OPT(v[D_LEVEL], ytree_uint(t, v[D_LEVEL], 1, 4, "'level' in validate.dcgm", &c->level)) ||
+	    OPT(v[D_TIMEOUT], ytree_uint(t, v[D_TIMEOUT], 1, 86400, "'timeout' (seconds) in validate.dcgm", &c->timeout_s)))
+		return ERR_INVENTORY;
+	return 0;
+}
+
+enum { V_RDMA, V_NCCL, V_RESNET, V_STORAGE, V_DCGM, V_TRIES, V_DROP, V__N };
 static const struct ykey validate_keys[] = {
 	[V_RDMA] = { "rdma", Y_MAP, false },
 	[V_NCCL] = { "nccl", Y_MAP, false },
 	[V_RESNET] = { "resnet", Y_MAP, false },
 	[V_STORAGE] = { "storage", Y_MAP, false },
+	[V_DCGM] = { "dcgm", Y_MAP, false },
 	[V_TRIES] = { "tries", Y_SCALAR, false },
 	[V_DROP] = { "baseline_drop_pct", Y_SCALAR, false },
 	[V__N] = { NULL, 0, false },
@@ -317,6 +343,7 @@ int validate_config_read(struct ytree *t, yaml_node_t *n, struct validate_cfg *c
 	    OPT(v[V_NCCL], read_nccl(t, v[V_NCCL], &c->nccl)) ||
 	    OPT(v[V_RESNET], read_resnet(t, v[V_RESNET], &c->resnet)) ||
 	    OPT(v[V_STORAGE], read_storage(t, v[V_STORAGE], &c->storage)) ||
+	    OPT(v[V_DCGM], read_dcgm(t, v[V_DCGM], &c->dcgm)) ||
 	    OPT(v[V_TRIES], ytree_uint(t, v[V_TRIES], 1, 3, "'tries' in validate", &c->tries)) ||
 	    OPT(v[V_DROP], ytree_uint(t, v[V_DROP], 1, 100, "'baseline_drop_pct' in validate", &c->baseline_drop_pct)))
 		return ERR_INVENTORY;
@@ -328,6 +355,7 @@ static const char *const stage_names[VSTAGE__COUNT] = {
 	[VSTAGE_NCCL] = "nccl",
 	[VSTAGE_RESNET] = "resnet",
 	[VSTAGE_STORAGE] = "storage",
+	[VSTAGE_DCGM] = "dcgm",
 };
 
 const char *validate_stage_name(enum validate_stage s)

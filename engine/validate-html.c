@@ -351,6 +351,30 @@ static void storage_html(const json_t *s, struct strbuf *o)
 	strbuf_addstr(o, "</table>\n");
 }
 
+/* dcgm: one row a node, its tests passed, skipped, and why none ran. */
+static void dcgm_html(const json_t *s, struct strbuf *o)
+{
+	const json_t *r;
+	size_t i;
+
+	strbuf_addstr(o, "<table><tr><th>host</th><th>level</th><th>tests</th><th>passed</th>"
+		      "<th>skipped</th><th>status</th><th>error</th></tr>\n");
+	json_array_foreach(json_object_get(s, "results"), i, r) {
+		strbuf_addstr(o, "<tr><td>");
+		esc(o, str(r, "host"));
+		strbuf_addf(o, "</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%lld</td>"
+			    "<td class=\"%s\">%s</td><td>",
+			    (long long)json_integer_value(json_object_get(r, "level")),
+			    (long long)json_integer_value(json_object_get(r, "tests")),
+			    (long long)json_integer_value(json_object_get(r, "passed")),
+			    (long long)json_integer_value(json_object_get(r, "skipped")),
+			    str(r, "status"), str(r, "status"));
+		esc(o, str(r, "error"));
+		strbuf_addstr(o, "</td></tr>\n");
+	}
+	strbuf_addstr(o, "</table>\n");
+}
+
 void validate_report_html(const json_t *report, struct strbuf *o)
 {
 	const json_t *s, *f;
@@ -389,6 +413,9 @@ void validate_report_html(const json_t *report, struct strbuf *o)
 			resnet_html(s, o);
 		else if (!strcmp(str(s, "stage"), "storage"))
 			storage_html(s, o);
+		else if (!strcmp(str(s, "stage"), "dcgm"))
+			dcgm_html(s, o);
+		/* any other stage: its findings above are the whole of it */
 	}
 	strbuf_addstr(o, "</body></html>\n");
 }

@@ -92,11 +92,19 @@ struct validate_storage_cfg {
 	unsigned scaling_pct;     /* aggregate at least this % of linear; 80 */
 };
 
+/* DCGM's diagnostic (validate-dcgm.c): `COMMAND diag -r LEVEL` per node. */
+struct validate_dcgm_cfg {
+	char *command;            /* "dcgmi" */
+	unsigned level;           /* -r: 1 quick, 2 medium, 3 long (default), 4 extended */
+	unsigned timeout_s;       /* per run; 1800 (level 3 takes about half an hour) */
+};
+
 struct validate_cfg {
 	struct validate_rdma_cfg rdma;
 	struct validate_nccl_cfg nccl;
 	struct validate_resnet_cfg resnet;
 	struct validate_storage_cfg storage;
+	struct validate_dcgm_cfg dcgm;
 	unsigned tries;           /* a failed measurement is tried this often; 3 */
 	unsigned baseline_drop_pct; /* a figure this much below the baseline warns; 10 */
 };
@@ -125,7 +133,7 @@ void validate_cfg_release(struct validate_cfg *c);
  */
 int validate_config_read(struct ytree *t, yaml_node_t *n, struct validate_cfg *c);
 
-enum validate_stage { VSTAGE_RDMA, VSTAGE_NCCL, VSTAGE_RESNET, VSTAGE_STORAGE, VSTAGE__COUNT };
+enum validate_stage { VSTAGE_RDMA, VSTAGE_NCCL, VSTAGE_RESNET, VSTAGE_STORAGE, VSTAGE_DCGM, VSTAGE__COUNT };
 const char *validate_stage_name(enum validate_stage s);
 int validate_stage_from_name(const char *s); /* -1 when unknown */
 
@@ -152,6 +160,8 @@ int validate_resnet(struct runner *r, const struct inventory *inv,
 		    const struct validate_opts *o, json_t *report, struct err *err);
 int validate_storage(struct runner *r, const struct inventory *inv,
 		     const struct validate_opts *o, json_t *report, struct err *err);
+int validate_dcgm(struct runner *r, const struct inventory *inv,
+		  const struct validate_opts *o, json_t *report, struct err *err);
 
 /* The worst status of the report's stages, also stored in report["status"]. */
 enum vstatus validate_report_finish(json_t *report);

@@ -23,11 +23,11 @@
 static const char *valid_stages(const char *v)
 {
 	char *copy = xstrdup(v), *save = NULL;
-	const char *why = *v ? NULL : "one or more of rdma, nccl, resnet, storage";
+	const char *why = *v ? NULL : "one or more of rdma, nccl, resnet, storage, dcgm";
 
 	for (char *s = strtok_r(copy, ",", &save); s && !why; s = strtok_r(NULL, ",", &save))
 		if (validate_stage_from_name(s) < 0)
-			why = "one or more of rdma, nccl, resnet, storage (comma-separated)";
+			why = "one or more of rdma, nccl, resnet, storage, dcgm (comma-separated)";
 	free(copy);
 	return why;
 }
@@ -54,6 +54,7 @@ static const stage_fn stage_fns[VSTAGE__COUNT] = {
 	[VSTAGE_NCCL] = validate_nccl,
 	[VSTAGE_RESNET] = validate_resnet,
 	[VSTAGE_STORAGE] = validate_storage,
+	[VSTAGE_DCGM] = validate_dcgm,
 };
 
 /* Each finding as a note; the failing ones also into `failed`. */

@@ -229,6 +229,36 @@ static void test_config_resnet(void **state)
 	strbuf_release(&sb);
 }
 
+/* validate.dcgm: dcgmi at level 3 for half an hour by default; the
+ * level is one dcgmi diag -r accepts, errors name the key's place. */
+static void test_config_dcgm(void **state)
+{
+	struct inventory *inv;
+	struct err e = ERR_INIT;
+
+	(void)state;
+	assert_int_equal(load("", &inv, &e), 0);
+	assert_string_equal(inv->validate.dcgm.command, "dcgmi");
+	assert_int_equal(inv->validate.dcgm.level, 3);
+	assert_int_equal(inv->validate.dcgm.timeout_s, 1800);
+	inventory_free(inv);
+	assert_int_equal(load("validate:\n  dcgm: { command: /usr/bin/dcgmi, level: 1, timeout: 120 }\n",
+			      &inv, &e), 0);
+	assert_string_equal(inv->validate.dcgm.command, "/usr/bin/dcgmi");
+	assert_int_equal(inv->validate.dcgm.level, 1);
+	assert_int_equal(inv->validate.dcgm.timeout_s, 120);
+	inventory_free(inv);
+	assert_int_equal(load("validate:\n  dcgm: { level: 5 }\n", &inv, &e), ERR_INVENTORY);
+	assert_non_null(strstr(err_msg(&e), "inv.yaml:4:18"));
+	assert_non_null(strstr(err_msg(&e), "'level' in validate.dcgm"));
+	err_clear(&e);
+	assert_int_equal(load("validate:\n  dcgm: { levle: 3 }\n", &inv, &e), ERR_INVENTORY);
+	assert_non_null(strstr(err_msg(&e), "inv.yaml:4:11"));
+	err_clear(&e);
+	assert_int_equal(validate_stage_from_name("dcgm"), VSTAGE_DCGM);
+	assert_string_equal(validate_stage_name(VSTAGE_DCGM), "dcgm");
+}
+
 /* The variants list: the Redpaper's 2x8 and 16x1, N and G for "all". */
 static void test_mpi_variants(void **state)
 {
@@ -439,6 +469,34 @@ static void test_report_html(void **state)
 	json_decref(rep);
 }
 
+/* dcgm's table (a node's tests, and the error of one that ran none); a
+ * stage the renderer does not know shows its findings and nothing else. */
+static void test_report_html_dcgm_and_unknown(void **state)
+{
+	json_t *rep = json_loads(
+		"{\"cluster\": \"c\", \"status\": \"fail\", \"stages\": ["
+		"{\"stage\": \"dcgm\", \"status\": \"fail\", \"level\": 3, \"findings\": ["
+		" {\"status\": \"fail\", \"host\": \"b\", \"subject\": \"GPU 3\", \"message\": \"m<\"}],"
+		" \"results\": [{\"host\": \"a\", \"level\": 3, \"tests\": 16, \"passed\": 15,"
+		" \"skipped\": 1, \"status\": \"pass\"}, {\"host\": \"b\", \"level\": 3, \"tests\": 0,"
+		" \"passed\": 0, \"skipped\": 0, \"status\": \"fail\", \"error\": \"dcgmi not found\"}]},"
+		"{\"stage\": \"future\", \"status\": \"warn\", \"findings\": ["
+		" {\"status\": \"warn\", \"host\": null, \"subject\": null, \"message\": \"w\"}]}]}", 0, NULL);
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	assert_non_null(rep);
+	validate_report_html(rep, &sb);
+	assert_non_null(strstr(sb.buf, "<tr><td>a</td><td>3</td><td>16</td><td>15</td><td>1</td>"
+			       "<td class=\"pass\">pass</td><td></td></tr>"));
+	assert_non_null(strstr(sb.buf, "<td class=\"fail\">fail</td><td>dcgmi not found</td>"));
+	assert_non_null(strstr(sb.buf, "<td>GPU 3</td><td>m&lt;</td>"));
+	assert_non_null(strstr(sb.buf, "<h2>future: <span class=\"warn\">warn</span></h2>"));
+	assert_non_null(strstr(sb.buf, "</body></html>"));
+	strbuf_release(&sb);
+	json_decref(rep);
+}
+
 /* The legend fits its longest label and every row: a chromium render
  * showed "ideal linear (best 1-G" cut at the SVG's right edge. */
 static void test_report_html_legend_not_clipped(void **state)
@@ -480,6 +538,7 @@ int main(void)
 		cmocka_unit_test(test_config_defaults_and_values),
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_config_resnet),
+		cmocka_unit_test(test_config_dcgm),
 		cmocka_unit_test(test_mpi_variants),
 		cmocka_unit_test(test_mpi_hostfile_and_command),
 		cmocka_unit_test(test_mpi_nic_gbps),
@@ -487,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_outliers),
 		cmocka_unit_test(test_report_text_and_junit),
 		cmocka_unit_test(test_report_html),
+		cmocka_unit_test(test_report_html_dcgm_and_unknown),
 		cmocka_unit_test(test_report_html_legend_not_clipped),
 	};
 

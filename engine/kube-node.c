@@ -257,15 +257,17 @@ int kube_node_drain(struct kube_client *kc, const char *node, unsigned timeout_s
 		if (rc || !waiting)
 			break;
 		strbuf_reset(&msg);
-		strbuf_addf(&msg, "drain %s: ", node);
 		joined(&left, &msg);
-		if (note)
-			note(arg, msg.buf);
 		if (now_s() >= end) {
 			rc = err_set(err, ERR_TIMEOUT, "drain node %s: pods still there after %u s: %s "
-				     "(the node stays cordoned)", node, timeout_s,
-				     msg.buf + strlen("drain : ") + strlen(node));
+				     "(the node stays cordoned)", node, timeout_s, msg.buf);
 			break;
+		}
+		if (note) {
+			char *what = xasprintf("drain %s: %s", node, msg.buf);
+
+			note(arg, what);
+			free(what);
 		}
 		sleep(1);
 	}

@@ -77,4 +77,16 @@ for n in 1 2 3 4; do
 	echo "$out" | grep -Eq "^  dgx0$n +upgraded$" || fail "dgx0$n's state after resume: $out"
 done
 cordoned '!dgx01' '!dgx02' '!dgx03' '!dgx04' || fail "a node is still cordoned after resume"
+
+# A pod no controller owns would be lost, not moved: the drain refuses it,
+# naming it, before any daemon stops.
+kube_down
+kube_up --nodes dgx01.sim.example.com,dgx02.sim.example.com,dgx03.sim.example.com,dgx04.sim.example.com \
+	--namespaces default,kube-system,adas --seed "$FIXTURES/openshift/drain-seed-bare-pod.yaml"
+kube_inventory "$INV" "$OSINV"
+out=$(up --to ofed=$NEW --ofed-tarball "$TGZ" --batch 2 2>&1) && fail "a bare pod was drained: $out"
+echo "$out" | grep -q "b1-drain localhost failed .*pods no controller owns would be lost, not moved: adas/debug-shell" ||
+	fail "the refusal: $out"
+echo "$out" | grep -Eq "^  b1-scale-stop +skipped" || fail "batch 1 went down after a refused drain: $out"
+sim_ssh 127.0.1.1 /usr/lpp/mmfs/bin/mmgetstate | grep -q " active" || fail "dgx01 was stopped"
 exit 0

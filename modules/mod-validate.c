@@ -141,7 +141,7 @@ static int apply(struct mod_ctx *mc)
 
 const struct stage_module mod_validate = {
 	.name = "validate",
-	.summary = "RDMA, NCCL, ResNet-50 and storage benchmarks, judged (bringup validate)",
+	.summary = "bringup validate's stages (RDMA, NCCL, ResNet-50, storage, DCGM), judged",
 	.version = 1,
 	.flags = MOD_LOCAL,
 	.params = params,

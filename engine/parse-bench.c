@@ -216,6 +216,20 @@ static void nccl_info(struct nccl_state *st, const char *s)
 	}
 }
 
+/*
+ * A diagnostic of Open MPI's launcher, "[HOST:PID] plm:rsh: Warning: ...",
+ * which mpirun writes into the same stream as the ranks' output: kept as
+ * a warning, never read as a row.
+ */
+static bool mpi_diag_line(const char *s)
+{
+	const char *close = *s == '[' ? strchr(s, ']') : NULL;
+	const char *colon = close ? memchr(s, ':', (size_t)(close - s)) : NULL;
+
+	return colon && colon > s + 1 && colon + 1 < close &&
+	       strspn(colon + 1, "0123456789") == (size_t)(close - colon - 1) && close[1] == ' ';
+}
+
 static int nccl_line(void *state, struct pline *ln, struct err *err)
 {
 	struct nccl_state *st = state;
@@ -225,7 +239,7 @@ static int nccl_line(void *state, struct pline *ln, struct err *err)
 		return 0;
 	if (*s == '#')
 		return nccl_comment(st, ln, trim(s + 1), err);
-	if (strstr(s, " NCCL WARN ")) {
+	if (strstr(s, " NCCL WARN ") || mpi_diag_line(s)) {
 		json_array_append_new(jarray_at(st->root, "warnings"), json_string(s));
 		return 0;
 	}

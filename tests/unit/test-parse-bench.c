@@ -100,6 +100,36 @@ static void test_nccl_debug_info_ib_gdrdma(void **state)
 	strbuf_release(&sb);
 }
 
+/* Open MPI's launcher writes its own diagnostics into the ranks' stream
+ * (a soak run saw this one on the simulated cluster): a warning, the table
+ * still read; a line merely starting with '[' is still refused. */
+static void test_nccl_mpirun_diagnostic_is_a_warning(void **state)
+{
+	static const char diag[] = "[dgx01:25207] plm:rsh: Warning: setpgid(25217,25217) failed in "
+				   "parent with errno=Permission denied\n";
+	struct strbuf sb = STRBUF_INIT;
+	struct err e = ERR_INIT;
+	json_t *j;
+
+	(void)state;
+	strbuf_addstr(&sb, diag);
+	fixture_read("nccl-tests", "all_reduce_4x_dgx_a100_32gpu_slurm_1M_4G_footer.txt", &sb);
+	j = parse_text("nccl-tests", sb.buf, sb.len);
+	assert_jsize_at(j, "rows", 13);
+	assert_jstr_at(j, "warnings/0", "[dgx01:25207] plm:rsh: Warning: setpgid(25217,25217) failed "
+		       "in parent with errno=Permission denied");
+	json_decref(j);
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "[dgx01] not a launcher line\n");
+	fixture_read("nccl-tests", "all_reduce_4x_dgx_a100_32gpu_slurm_1M_4G_footer.txt", &sb);
+	j = NULL;
+	assert_int_not_equal(parse_nccl_tests(sb.buf, sb.len, &j, &e), 0);
+	assert_non_null(strstr(err_msg(&e), "line 1: not a result row"));
+	json_decref(j);
+	err_clear(&e);
+	strbuf_release(&sb);
+}
+
 static void test_nccl_other_samples(void **state)
 {
 	json_t *j = parse_fixture("nccl-tests", "all_reduce_4x_dgx_a100_32gpu_slurm_1M_4G_footer.txt");
@@ -222,6 +252,7 @@ int main(void)
 		cmocka_unit_test(test_nccl_h100_new_layout),
 		cmocka_unit_test(test_nccl_debug_info_indented),
 		cmocka_unit_test(test_nccl_debug_info_ib_gdrdma),
+		cmocka_unit_test(test_nccl_mpirun_diagnostic_is_a_warning),
 		cmocka_unit_test(test_nccl_other_samples),
 		cmocka_unit_test(test_tf_cnn_horovod),
 		cmocka_unit_test(test_tf_cnn_single_gpu_tabs_and_spaces),

@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "../engine/inventory.h"
 #include "../engine/kube-client.h"
+#include "../engine/kube-objects.h"
 #include "../engine/redact.h"
 #include "../engine/runlog.h"
 #include "../engine/runner.h"
@@ -237,18 +238,9 @@ int cmd_validate(int argc, char **argv)
 		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}
-	if (!strcmp(via, "kubernetes")) {
-		const char *source = NULL;
-		char *kc_path = kube_config_path(kubeconfig, json_string_value(json_object_get(
-			json_object_get(inv->vars, "openshift"), "kubeconfig")), &source);
-		int rc = kube_client_new(kc_path, &kc, &err);
-
-		free(kc_path);
-		if (rc) {
-			err_prefix(&err, "kubeconfig from %s: ", source);
-			status = cmd_fail_inv(inv, &err);
-			goto out;
-		}
+	if (!strcmp(via, "kubernetes") && kube_client_for(inv, kubeconfig, &kc, &err)) {
+		status = cmd_fail_inv(inv, &err);
+		goto out;
 	}
 	vo.cfg = &inv->validate;
 	vo.hosts = idx;

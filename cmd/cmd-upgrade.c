@@ -48,8 +48,9 @@ static void usage(FILE *f)
 		"\n"
 		"Moves a running cluster to a new release a batch of nodes at a time. Per node:\n"
 		"with a Kubernetes layer (cluster var openshift) cordon and drain through the\n"
-		"API, honouring PodDisruptionBudgets; the cluster manager role moved away\n"
-		"(mmchmgr -c), the quorum guard, mmshutdown, the new OFED (a reboot when the\n"
+		"API, honouring PodDisruptionBudgets; the node's manager roles moved to nodes\n"
+		"outside the batch (mmchmgr -c; mmchmgr DEVICE NODE for each file system this\n"
+		"cluster owns), the quorum guard, mmshutdown, the new OFED (a reboot when the\n"
 		"install needs one), the new Spectrum Scale packages (rpm -U / dpkg -i),\n"
 		"mmbuildgpl, mmstartup, wait until active, mmmount, uncordon. A batch holds at\n"
 		"most: --batch nodes; as many active quorum nodes as leave a strict majority\n"
@@ -61,9 +62,7 @@ static void usage(FILE *f)
 	cmd_print_options(f, cmd_upgrade_options);
 	fprintf(f,
 		"\n"
-		"Not in this version: driver= (the GPU driver and peer memory), and moving a\n"
-		"file system manager role (mmchmgr DEVICE): a remote-mounted file system's\n"
-		"manager belongs to the storage cluster.\n"
+		"Not in this version: driver= (the GPU driver and peer memory).\n"
 		"Exit status: 0 upgraded (or --check); 1 refused (quorum) or a node failed;\n"
 		"2 usage or inventory error; 3 a host was unreachable.\n");
 }

@@ -1,7 +1,7 @@
 /*
  * IBM Spectrum Scale (GPFS) administration commands: mmgetstate,
  * mmlscluster, mmlsconfig, mmlsmount, mmremotecluster show, mmremotefs show,
- * mmlsnodeclass.
+ * mmlsnodeclass, mmlsmgr.
  */
 #include "parse.h"
 #include "parse-util.h"
@@ -345,6 +345,99 @@ int parse_mmremotecluster(const char *buf, size_t len, json_t **ret,
 				      remotecluster_line,
 				      jarray_at(root, "clusters"), err),
 			  root, ret);
+}
+
+/*
+ * mmlsmgr: the file system managers this cluster appointed, under a two-line
+ * header ("file system      manager node", optionally "[from ADDR (NAME)]",
+ * the node that answered), then "Cluster manager node: ADDR (NAME)". With
+ * -c only that last line; with devices only the table. A remote-mounted file
+ * system's manager belongs to its owning cluster and is not listed. {"ok",
+ * "file_systems": [{"device", "ip", "node"}], "cluster_manager": {"ip",
+ * "node"}, "from": {"ip", "node"}}.
+ */
+static const char *const mmlsmgr_failures[] = { "mmlsmgr: " };
+
+struct lsmgr_state {
+	json_t *root;
+	bool header, manager;
+};
+
+/* "ADDR (NAME)" (what is left of the line at s) into o's "ip" and "node". */
+static int lsmgr_node(json_t *o, char *s)
+{
+	char *tok[3], *close;
+
+	if (split_ws(s, tok, 3) != 2 || *tok[1] != '(' || !(close = strchr(tok[1], ')')) ||
+	    close[1])
+		return -1;
+	*close = '\0';
+	jset_str(o, "ip", tok[0]);
+	jset_str(o, "node", tok[1] + 1);
+	return 0;
+}
+
+/* The header's optional "[from ADDR (NAME)]": the node that answered. */
+static int lsmgr_from(json_t *root, char *header)
+{
+	char *from = strstr(header, "[from "), *close;
+
+	if (!from)
+		return 0;
+	close = strchr(from, ']');
+	if (!close || close[1])
+		return -1;
+	*close = '\0';
+	return lsmgr_node(jobject_at(root, "from"), from + 6);
+}
+
+static int lsmgr_line(void *state, struct pline *ln, struct err *err)
+{
+	struct lsmgr_state *st = state;
+	char *s = ln->text, *p, *tok[2];
+	json_t *fs;
+
+	if (!*s || strspn(s, "- ") == strlen(s) ||
+	    parse_tool_line(st->root, s, mmlsmgr_failures, ARRAY_SIZE(mmlsmgr_failures), NULL))
+		return 0;
+	if ((p = skip_prefix(s, "Cluster manager node:"))) {
+		if (st->manager || lsmgr_node(jobject_at(st->root, "cluster_manager"), trim(p)))
+			return pline_error(ln, err, "expected one 'Cluster manager node: ADDRESS "
+					   "(NAME)'");
+		st->manager = true;
+		return 0;
+	}
+	if (st->manager)
+		return pline_error(ln, err, "text after the cluster manager line");
+	if (skip_prefix(s, "file system") && strstr(s, "manager node")) {
+		if (st->header || lsmgr_from(st->root, s))
+			return pline_error(ln, err, "expected one header 'file system  manager "
+					   "node [from ADDRESS (NAME)]'");
+		st->header = true;
+		return 0;
+	}
+	if (!st->header)
+		return pline_error(ln, err, "expected the header 'file system  manager node'");
+	fs = jarray_new_object(jarray_at(st->root, "file_systems"));
+	if (split_ws(s, tok, 2) != 2 || lsmgr_node(fs, tok[1]))
+		return pline_error(ln, err, "expected 'DEVICE ADDRESS (NAME)'");
+	jset_str(fs, "device", tok[0]);
+	return 0;
+}
+
+int parse_mmlsmgr(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	struct lsmgr_state st = { .root = json_object() };
+	int rc;
+
+	jarray_at(st.root, "file_systems");
+	rc = parse_lines("mmlsmgr", buf, len, lsmgr_line, &st, err);
+	if (!rc && !st.header && !st.manager && !parse_failed(st.root))
+		rc = parse_error_end("mmlsmgr", err, "neither the file system table nor "
+				     "'Cluster manager node:'");
+	if (!rc)
+		parse_failed(st.root);
+	return parse_done(rc, st.root, ret);
 }
 
 /*

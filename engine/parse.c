@@ -25,6 +25,7 @@ static const struct parser parsers[] = {
 	{ "mmhealth", "GPFS node health and its components (mmhealth node show)", parse_mmhealth },
 	{ "mmlscluster", "GPFS cluster information and nodes (mmlscluster)", parse_mmlscluster },
 	{ "mmlsconfig", "GPFS configuration per node class (mmlsconfig)", parse_mmlsconfig },
+	{ "mmlsmgr", "GPFS file system managers and the cluster manager (mmlsmgr, mmlsmgr -c)", parse_mmlsmgr },
 	{ "mmlsmount", "GPFS file systems and the nodes mounting them (mmlsmount all -L)", parse_mmlsmount },
 	{ "mmlsnodeclass", "GPFS node classes and their members (mmlsnodeclass)", parse_mmlsnodeclass },
 	{ "mmremotecluster", "GPFS remote cluster definitions (mmremotecluster show)", parse_mmremotecluster },

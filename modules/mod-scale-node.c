@@ -1,9 +1,11 @@
 /*
  * scale_node: one node's GPFS daemon stopped or started, for work on the
  * node itself (the rolling upgrade, engine/upgrade.h). stop moves the
- * cluster manager role away when the node holds it (mmlsmgr -c; mmchmgr -c
- * to an active quorum node outside `avoid`, the nodes going down with it),
- * asks the quorum guard (engine/scale-quorum.h) and runs mmshutdown. start
+ * manager roles the node holds (mmlsmgr) to nodes outside `avoid`, the nodes
+ * going down with it: the cluster manager to an active quorum node (mmchmgr
+ * -c), each file system it manages to an active manager node (mmchmgr
+ * DEVICE NODE); then it asks the quorum guard (engine/scale-quorum.h) and
+ * runs mmshutdown. start
  * rebuilds the portability layer for the running kernel (mmbuildgpl: an
  * OFED or kernel change may need it), runs mmstartup, waits until the node
  * is active and mounts its file systems (mmmount all). Each command runs on
@@ -26,10 +28,11 @@ static const char *valid_action(const char *v)
 }
 
 static const struct param_spec params[] = {
-	{ "action", PARAM_STRING, "stop", NULL, "stop (manager role away, quorum guard, "
+	{ "action", PARAM_STRING, "stop", NULL, "stop (manager roles away, quorum guard, "
 	  "mmshutdown) or start (mmbuildgpl, mmstartup, wait active, mmmount all)", valid_action },
 	{ "avoid", PARAM_STRING, "", NULL,
-	  "nodes (comma-separated) that must not take over the cluster manager role", NULL },
+	  "nodes (comma-separated) that must not take over a manager role (cluster or file "
+	  "system manager)", NULL },
 	{ "startup_timeout", PARAM_UINT, "600", "gpfs_startup_timeout",
 	  "seconds a started daemon has to become active", NULL },
 	{ NULL },
@@ -67,6 +70,160 @@ out:
 	return rc;
 }
 
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; *p; p += strcspn(p, ",") + !!p[strcspn(p, ",")])
+		if (strcspn(p, ",") == n && !strncmp(p, name, n))
+			return true;
+	return false;
+}
+
+/* True when `name` is a manager node in mmlscluster's table (`cluster`). */
+static bool is_manager(const json_t *cluster, const char *name)
+{
+	size_t i, n = strcspn(name, ".");
+	json_t *row;
+
+	json_array_foreach(json_object_get(cluster, "nodes"), i, row) {
+		const char *d = json_string_value(json_object_get(row, "daemon_node_name"));
+		const char *des = json_string_value(json_object_get(row, "designation"));
+
+		if (d && strcspn(d, ".") == n && !strncmp(d, name, n))
+			return des && strstr(des, "manager");
+	}
+	return false;
+}
+
+/*
+ * An active node of `states` (parse_mmgetstate rows) to take a role over
+ * from this one: not this node, not among `avoid` (the nodes going down
+ * with it); with `cluster` (mmlscluster) a manager node when one qualifies.
+ * Borrowed from states; NULL when there is none.
+ */
+static const char *taker(struct mod_ctx *mc, const json_t *states, const json_t *cluster)
+{
+	const char *avoid = mod_param_str(mc, "avoid"), *any = NULL;
+	size_t i;
+	json_t *row;
+
+	json_array_foreach(json_object_get(states, "nodes"), i, row) {
+		const char *name = json_string_value(json_object_get(row, "name"));
+		const char *st = json_string_value(json_object_get(row, "state"));
+		char *shortname;
+		bool skip;
+
+		if (!name || !st || strcmp(st, "active") || scale_same_node(name, mod_host(mc)))
+			continue;
+		shortname = xstrndup(name, strcspn(name, "."));
+		skip = listed(avoid, shortname);
+		free(shortname);
+		if (skip)
+			continue;
+		if (!cluster || is_manager(cluster, name))
+			return name;
+		any = any ? any : name;
+	}
+	return any;
+}
+
+/* What this node manages, from mmlsmgr: the cluster (*cluster) and the file
+ * systems (names pushed to fss). Read-only; check shows it, stop moves it. */
+static int managed(struct mod_ctx *mc, bool *cluster, struct strlist *fss)
+{
+	static const char *const lsmgr[] = { "mmlsmgr", NULL };
+	json_t *mgr = NULL, *fs;
+	size_t i;
+	int rc = scale_mm_parsed(mc, lsmgr, parse_mmlsmgr, &mgr);
+
+	*cluster = false;
+	if (rc)
+		return rc;
+	*cluster = scale_same_node(json_string_value(json_object_get(
+		json_object_get(mgr, "cluster_manager"), "node")) ?: "", mod_host(mc));
+	json_array_foreach(json_object_get(mgr, "file_systems"), i, fs)
+		if (scale_same_node(json_string_value(json_object_get(fs, "node")) ?: "",
+				    mod_host(mc)))
+			strlist_push(fss, json_string_value(json_object_get(fs, "device")));
+	json_decref(mgr);
+	return 0;
+}
+
+/*
+ * Hands this node's manager roles over before its daemon stops, so that
+ * GPFS does not have to take them over from a node that just vanished (a
+ * takeover stalls the file system's metadata operations for its duration).
+ * The cluster manager goes to an active quorum node (mmchmgr -c); each file
+ * system it manages to an active manager node (mmchmgr DEVICE NODE), or,
+ * in a cluster that designates none, to any active node: IBM's "should be
+ * a manager node, although this is not strictly required".
+ */
+static int move_managers(struct mod_ctx *mc, const json_t *quorum)
+{
+	static const char *const all[] = { "mmgetstate", "-a", NULL };
+	static const char *const lscluster[] = { "mmlscluster", NULL };
+	const char *avoid = mod_param_str(mc, "avoid"), *to;
+	struct strlist fss = STRLIST_INIT;
+	json_t *states = NULL, *cluster = NULL;
+	bool clmgr;
+	int rc = managed(mc, &clmgr, &fss);
+
+	if (!rc && clmgr && !(to = taker(mc, quorum, NULL)))
+		rc = mod_fail(mc, ERR_STATE, "%s is the cluster manager and no other active quorum "
+			      "node outside this batch (%s) can take the role over", mod_host(mc),
+			      *avoid ? avoid : "none");
+	else if (!rc && clmgr) {
+		const char *chmgr[] = { "mmchmgr", "-c", to, NULL };
+
+		mod_note(mc, "moving the cluster manager role from %s to %s", mod_host(mc), to);
+		rc = scale_run(mc, chmgr);
+	}
+	if (!rc && fss.n)
+		rc = scale_mm_parsed(mc, all, parse_mmgetstate, &states);
+	if (!rc && fss.n)
+		rc = scale_mm_parsed(mc, lscluster, parse_mmlscluster, &cluster);
+	for (size_t i = 0; !rc && i < fss.n; i++) {
+		const char *chmgr[] = { "mmchmgr", fss.v[i], taker(mc, states, cluster), NULL };
+
+		if (!chmgr[2]) {
+			rc = mod_fail(mc, ERR_STATE, "%s is the file system manager of %s and no "
+				      "other active node outside this batch (%s) can take it over",
+				      mod_host(mc), fss.v[i], *avoid ? avoid : "none");
+			break;
+		}
+		mod_note(mc, "moving the file system manager of %s from %s to %s", fss.v[i],
+			 mod_host(mc), chmgr[2]);
+		rc = scale_run(mc, chmgr);
+	}
+	json_decref(states);
+	json_decref(cluster);
+	strlist_clear(&fss);
+	return rc;
+}
+
+/* What stop would do: the roles it moves (mmlsmgr, read-only), then down. */
+static int check_stop(struct mod_ctx *mc, const char *state)
+{
+	struct strlist fss = STRLIST_INIT;
+	struct strbuf roles = STRBUF_INIT;
+	bool clmgr = false;
+	int rc = strcmp(state, "active") ? 0 : managed(mc, &clmgr, &fss);
+
+	if (clmgr)
+		strbuf_addstr(&roles, "the cluster manager role");
+	for (size_t i = 0; i < fss.n; i++)
+		strbuf_addf(&roles, "%s%s", i ? ", " : roles.len ? ", the file system manager of " :
+			    "the file system manager of ", fss.v[i]);
+	if (!rc)
+		mod_change(mc, NULL, "GPFS %s -> down (%s%s, quorum guard, mmshutdown)", state,
+			   roles.len ? roles.buf : "no manager role to move",
+			   roles.len ? " moved away" : "");
+	strbuf_release(&roles);
+	strlist_clear(&fss);
+	return rc;
+}
+
 static int sn_check(struct mod_ctx *mc)
 {
 	struct strbuf state = STRBUF_INIT;
@@ -79,71 +236,12 @@ static int sn_check(struct mod_ctx *mc)
 		mod_note(mc, "no Spectrum Scale on %s: nothing to %s", mod_host(mc),
 			 stop ? "stop" : "start");
 	else if (stop && strcmp(state.buf, "down"))
-		mod_change(mc, NULL, "GPFS %s -> down (cluster manager role moved away, quorum "
-			   "guard, mmshutdown)", state.buf);
+		rc = check_stop(mc, state.buf);
 	else if (!stop && strcmp(state.buf, "active"))
 		mod_change(mc, NULL, "GPFS %s -> active (mmbuildgpl, mmstartup, mmmount all)",
 			   state.buf);
 out:
 	strbuf_release(&state);
-	return rc;
-}
-
-static bool listed(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = list; *p; p += strcspn(p, ",") + !!p[strcspn(p, ",")])
-		if (strcspn(p, ",") == n && !strncmp(p, name, n))
-			return true;
-	return false;
-}
-
-/* mmlsmgr -c names this node: hand the role to an active quorum node outside avoid. */
-static int move_cluster_manager(struct mod_ctx *mc, const json_t *quorum)
-{
-	static const char *const lsmgr[] = { "mmlsmgr", "-c", NULL };
-	const char *avoid = mod_param_str(mc, "avoid"), *to = NULL;
-	struct cmd_result res;
-	char *open, *mine;
-	size_t i;
-	json_t *row;
-	int rc = scale_mm_ok(mc, lsmgr, &res);
-
-	if (rc)
-		goto out;
-	/* "Cluster manager node: 127.0.1.1 (dgx01)" */
-	mine = xasprintf("(%s", mod_host(mc));
-	open = strstr(res.out.buf, mine);
-	free(mine);
-	if (!open || (open[1 + strlen(mod_host(mc))] != ')' && open[1 + strlen(mod_host(mc))] != '.'))
-		goto out;
-	json_array_foreach(json_object_get(quorum, "nodes"), i, row) {
-		const char *name = json_string_value(json_object_get(row, "name"));
-		const char *st = json_string_value(json_object_get(row, "state"));
-		char *shortname;
-
-		if (!name || !st || strcmp(st, "active") || scale_same_node(name, mod_host(mc)))
-			continue;
-		shortname = xstrndup(name, strcspn(name, "."));
-		if (!listed(avoid, shortname) && !to)
-			to = name;
-		free(shortname);
-	}
-	if (!to) {
-		rc = mod_fail(mc, ERR_STATE, "%s is the cluster manager and no other active quorum "
-			      "node outside this batch (%s) can take the role over", mod_host(mc),
-			      *avoid ? avoid : "none");
-		goto out;
-	}
-	mod_note(mc, "moving the cluster manager role from %s to %s", mod_host(mc), to);
-	{
-		const char *chmgr[] = { "mmchmgr", "-c", to, NULL };
-
-		rc = scale_run(mc, chmgr);
-	}
-out:
-	cmd_result_release(&res);
 	return rc;
 }
 
@@ -156,7 +254,7 @@ static int stop(struct mod_ctx *mc)
 	int rc = scale_mm_parsed(mc, quorum, parse_mmgetstate, &q);
 
 	if (!rc)
-		rc = move_cluster_manager(mc, q);
+		rc = move_managers(mc, q);
 	if (!rc && !scale_quorum_may_stop(q, mod_host(mc), &why))
 		rc = mod_fail(mc, ERR_STATE, "%s", why.buf);
 	if (!rc)
@@ -201,7 +299,7 @@ static int sn_apply(struct mod_ctx *mc)
 
 const struct stage_module mod_scale_node = {
 	.name = "scale_node",
-	.summary = "stop (cluster manager role moved away, quorum guard, mmshutdown) or start "
+	.summary = "stop (manager roles moved away, quorum guard, mmshutdown) or start "
 		   "(mmbuildgpl, mmstartup, wait active, mmmount) GPFS on one node",
 	.version = 1,
 	.flags = MOD_PER_HOST,

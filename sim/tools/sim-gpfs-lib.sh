@@ -671,6 +671,7 @@ gpfs_shutdown() {
 			gpfs_mount_edit "$m" "$n" del
 		done
 	done
+	gpfs_fs_takeover "$TARGETS"
 }
 
 mmlsconfig() {
@@ -1636,12 +1637,44 @@ $_name active"*) echo "$_name"; break;; esac
 	CLMGR_ADDR=$(awk -v n="$_cm" '$2 == n { print $3; exit }' "$G/nodes")
 }
 
+# File system managers ($G/fsmgr, "DEVICE NODE" a line): only for file
+# systems this cluster owns. The simulated client cluster owns none (its file
+# system is the storage cluster's, whose manager lives there), so the table
+# is empty unless a test made one with sim-gpfs-fsmgr. A manager going down
+# (mmshutdown) hands its file systems to another active manager node, as
+# GPFS's takeover does, and says so in $G/fsmgr.log ("DEVICE FROM TO
+# takeover"); mmchmgr's orderly moves go there as "migrate".
+
+# gpfs_fs_takeover NODES: the takeover for the file systems NODES managed.
+gpfs_fs_takeover() {
+	[ -s "$G/fsmgr" ] || return 0
+	gpfs_load_states
+	_ft_new=$(awk -v gone=" $(echo $1) " -v states="$STATES" -v nodes="$G/nodes" '
+	BEGIN {
+		n = split(states, l, "\n")
+		for (i = 1; i <= n; i++) { split(l[i], w, " "); st[w[1]] = w[2] }
+	}
+	FILENAME == nodes {
+		if (index(gone, " " $2 " ") || st[$2] != "active") next
+		if ($4 ~ /manager/ && mgr == "") mgr = $2
+		if (any == "") any = $2
+		next
+	}
+	{
+		to = mgr != "" ? mgr : any
+		if (!index(gone, " " $2 " ")) print $0
+		else if (to != "") { print $1, to; printf "%s %s %s takeover\n", $1, $2, to >> (FILENAME ".log") }
+	}' "$G/nodes" "$G/fsmgr")
+	printf '%s\n' "$_ft_new" | sed '/^$/d' >"$G/fsmgr.tmp" && mv "$G/fsmgr.tmp" "$G/fsmgr"
+}
+
 mmlsmgr() {
-	only_c=0
+	only_c=0 devs=
 	while [ $# -gt 0 ]; do
 		case $1 in
 		-c) only_c=1;;
-		*) echo "Usage: mmlsmgr [Device[ Device...]] | [-c] [-m] [-q]" >&2; exit 2;;
+		-*) echo "Usage: mmlsmgr [Device[ Device...]] | [-c] [-m] [-q]" >&2; exit 2;;
+		*) devs="$devs ${1#/dev/}";;
 		esac
 		shift
 	done
@@ -1651,15 +1684,21 @@ mmlsmgr() {
 	if [ "$only_c" = 0 ]; then
 		echo "file system      manager node"
 		echo "---------------- ------------------"
+		[ -f "$G/fsmgr" ] && awk -v devs="$devs " -v nodes="$G/nodes" '
+		FILENAME == nodes { addr[$2] = $3; next }
+		devs == " " || index(devs, " " $1 " ") { printf "%-16s %s (%s)\n", $1, addr[$2], $2 }
+		' "$G/nodes" "$G/fsmgr"
+		[ -n "$devs" ] && return 0
 		echo
 	fi
 	echo "Cluster manager node: $CLMGR_ADDR ($CLMGR)"
 }
 
 mmchmgr() {
-	[ "${1-}" = -c ] && [ $# -eq 2 ] ||
+	[ $# -ge 1 ] && [ $# -le 2 ] && { [ "$1" = -c ] && [ $# -eq 2 ] || [ "${1#-}" = "$1" ]; } ||
 		{ echo "Usage: mmchmgr {Device | -c} [Node]" >&2; exit 2; }
 	gpfs_require_member
+	[ "$1" = -c ] || { gpfs_locked gpfs_chfsmgr "${1#/dev/}" "${2-}"; return; }
 	_to=$(gpfs_targets 0 "$2") || exit 1
 	_row=$(awk -v n="$_to" '$2 == n { print $3, $4; exit }' "$G/nodes")
 	case ${_row#* } in *quorum*) ;; *) gpfs_fail "Node $_to is not a quorum node.";; esac
@@ -1669,4 +1708,34 @@ mmchmgr() {
 	echo "Appointing node ${_row%% *} ($_to) as cluster manager"
 	echo "$_to" >"$G/clmgr"
 	echo "Node ${_row%% *} ($_to) has taken over as cluster manager"
+}
+
+# mmchmgr DEVICE [NODE]: the orderly move of a file system manager, with the
+# messages of IBM's "Displaying and changing the file system manager node".
+# Without NODE GPFS picks the best choice: here the first active manager node.
+gpfs_chfsmgr() {
+	_cur=$(awk -v d="$1" '$1 == d { print $2; exit }' "$G/fsmgr" 2>/dev/null)
+	[ -n "$_cur" ] || gpfs_fail "File system $1 is not known to the GPFS cluster."
+	gpfs_load_states
+	if [ -n "$2" ]; then
+		_to=$(gpfs_targets 0 "$2") || exit 1
+	else
+		_to=$(awk -v states="$STATES" 'BEGIN { n = split(states, l, "\n")
+			for (i = 1; i <= n; i++) { split(l[i], w, " "); st[w[1]] = w[2] } }
+			$4 ~ /manager/ && st[$2] == "active" { print $2; exit }' "$G/nodes")
+	fi
+	gpfs_state_get _to_st "$_to"
+	[ -n "$_to" ] && [ "$_to_st" = active ] || gpfs_fail "GPFS is not active on node ${_to:-$2}."
+	_cur_a=$(awk -v n="$_cur" '$2 == n { print $3; exit }' "$G/nodes")
+	if [ "$_to" = "$_cur" ]; then
+		echo "GPFS: 6027-633 The best choice node $_cur_a ($_cur) is already the manager for $1."
+		return 0
+	fi
+	_to_a=$(awk -v n="$_to" '$2 == n { print $3; exit }' "$G/nodes")
+	echo "GPFS: 6027-628 Sending migrate request to current manager node $_cur_a ($_cur)."
+	echo "GPFS: 6027-629 [N] Node $_cur_a ($_cur) resigned as manager for $1."
+	awk -v d="$1" -v to="$_to" '$1 == d { $2 = to } { print }' "$G/fsmgr" >"$G/fsmgr.tmp" &&
+		mv "$G/fsmgr.tmp" "$G/fsmgr"
+	echo "$1 $_cur $_to migrate" >>"$G/fsmgr.log"
+	echo "GPFS: 6027-630 [N] Node $_to_a ($_to) appointed as manager for $1."
 }

@@ -187,6 +187,31 @@ on "$D/dgx02" mmhealth node show | grep -q '^NETWORK  *DEGRADED .*ib_rdma_port_n
 on "$D/dgx02" mmfsadm test verbs status | grep -qx 'VERBS RDMA status: started' || fail "clear: RDMA back"
 on "$A" mmlsconfig | grep -q '^\[dgx02\]' && fail "clear removes the bad stanza"
 
+# --- manager roles: mmlsmgr's table (the IBM example's layout), mmchmgr's
+# orderly move with IBM's messages, and the takeover when a manager stops --------
+"$TOOLS/sim-gpfs-fsmgr" "$A" "$CLUSTER" scratch dgx01 || fail "sim-gpfs-fsmgr"
+on "$A" mmlsmgr >"$OUT/mgr"
+sed -n 1,2p "$OUT/mgr" >"$OUT/mgr.h"
+sed -n 1,2p "$(dirname "$0")/../fixtures/sim/mmlsmgr_fs1_ibm_docs_excerpt.txt" | sed 's/ *\[from .*//' | diff -u - "$OUT/mgr.h" ||
+	fail "mmlsmgr's header differs from IBM's"
+sed -n 3p "$OUT/mgr" | grep -qx 'scratch          10\.10\.1\.1 (dgx01)' || fail "mmlsmgr row: $(cat "$OUT/mgr")"
+tail -n 1 "$OUT/mgr" | grep -qx 'Cluster manager node: 10\.10\.1\.1 (dgx01)' || fail "mmlsmgr: $(cat "$OUT/mgr")"
+"$BRINGUP" parse mmlsmgr "$OUT/mgr" | grep -q '"device": "scratch"' || fail "parse mmlsmgr: $(cat "$OUT/mgr")"
+on "$A" mmchmgr scratch dgx02 >"$OUT/ch" || fail "mmchmgr scratch dgx02: $(cat "$OUT/ch")"
+printf '%s\n' "GPFS: 6027-628 Sending migrate request to current manager node 10.10.1.1 (dgx01)." \
+	"GPFS: 6027-629 [N] Node 10.10.1.1 (dgx01) resigned as manager for scratch." \
+	"GPFS: 6027-630 [N] Node 10.10.1.2 (dgx02) appointed as manager for scratch." | diff -u - "$OUT/ch" ||
+	fail "mmchmgr's messages"
+on "$A" mmchmgr nosuchfs dgx02 2>"$OUT/ch" && fail "mmchmgr of an unknown file system succeeds"
+grep -q 'nosuchfs is not known to the GPFS cluster' "$OUT/ch" || fail "mmchmgr unknown: $(cat "$OUT/ch")"
+on "$A" mmshutdown -N dgx02 >/dev/null
+on "$A" mmlsmgr scratch | grep -qx 'scratch          10\.10\.1\.1 (dgx01)' ||
+	fail "takeover to the active manager node dgx01: $(on "$A" mmlsmgr)"
+grep -qx 'scratch dgx02 dgx01 takeover' "$CLUSTER/gpfs/fsmgr.log" || fail "takeover log: $(cat "$CLUSTER/gpfs/fsmgr.log")"
+on "$A" mmstartup -N dgx02 >/dev/null
+wait_active 5
+on "$A" mmmount ess3000_4M -N dgx02 >/dev/null || fail "remount on dgx02"
+
 "$TOOLS/sim-fault" "$D/dgx04" "$CLUSTER" gpfs-down
 on "$A" mmgetstate -N dgx04 | grep -q 'dgx04  *down$' || fail "gpfs-down: down"
 on "$A" mmlsmount ess3000_4M | grep -q 'is mounted on 6 nodes\.$' || fail "a down node has nothing mounted"

@@ -2,7 +2,8 @@
 # The rolling upgrade on a small cluster (4 nodes, 3 quorum; the 16-node
 # plan is t1500's): `upgrade --to ofed=NEW --batch 2` moves the nodes a
 # batch at a time (dgx[01,04], dgx02, dgx03: never two quorum nodes down),
-# the cluster manager role leaves dgx01 before its daemon stops, and the
+# the cluster manager role leaves dgx01 before its daemon stops (and the
+# manager of a file system the cluster owns, mmchmgr DEVICE NODE), and the
 # file system stays mounted on every node outside the batch being upgraded
 # (mmlsmount sampled by the test all through the run). A node whose kernel
 # headers are missing fails in batch 2 (mmbuildgpl): the run stops there,
@@ -48,6 +49,10 @@ check_samples() {
 	[ "$n" -ge 3 ] || fail "only $n mmlsmount samples were taken"
 }
 
+# a file system of the cluster's own, managed by dgx01 (the sim's own file
+# system is remote: its manager lives in the storage cluster)
+"$BRINGUP_SIM_DIR/bin/sim-gpfs-fsmgr" "$BRINGUP_SIM_DIR/nodes/dgx01" "$BRINGUP_SIM_DIR/cluster" scratch dgx01 ||
+	fail "sim-gpfs-fsmgr"
 "$BRINGUP" sim fault dgx02 no-kernel-headers >/dev/null || fail "fault no-kernel-headers"
 sample & SAMPLER=$!
 out=$(up --to ofed=$NEW --ofed-tarball "$TGZ" --batch 2 2>&1); rc=$?
@@ -85,6 +90,13 @@ mm 3 "mmgetstate" | grep -q " active" || fail "dgx03 not active"
 echo "$out" | grep -q "b2-scale-stop dgx02 output moving the cluster manager role from dgx02 to dgx01" ||
 	fail "cluster manager not moved from dgx02: $out"
 mm 1 "mmlsmgr -c" | grep -qx "Cluster manager node: 127.0.1.1 (dgx01)" || fail "cluster manager: $(mm 1 'mmlsmgr -c')"
+# the file system manager moved the same way, to a manager node outside the
+# batch, before each daemon stopped: GPFS never had to take it over
+echo "$out" | grep -q "b1-scale-stop dgx01 output moving the file system manager of scratch from dgx01 to dgx02" &&
+	echo "$out" | grep -q "b2-scale-stop dgx02 output moving the file system manager of scratch from dgx02 to dgx01" ||
+	fail "file system manager not moved: $out"
+mm 3 "mmlsmgr scratch" | grep -q "^scratch  *127.0.1.1 (dgx01)$" || fail "scratch's manager: $(mm 3 mmlsmgr)"
+grep -q takeover "$BRINGUP_SIM_DIR/cluster/gpfs/fsmgr.log" && fail "a takeover: $(cat "$BRINGUP_SIM_DIR/cluster/gpfs/fsmgr.log")"
 
 # The mixed-version window: precheck says upgrade in progress, not drift.
 out=$("$BRINGUP" precheck -i "$INV" --state-dir "$STATE" --checks ofed.version 2>&1) ||

@@ -269,6 +269,47 @@ static void test_mmhealth_degraded_events(void **state)
 		     "mmhealth: line 2: expected 'key: value'");
 }
 
+/* mmlsmgr as IBM documents it: the table (with the node asked), the cluster
+ * manager line of a plain or -c run, its failure, a row missing a part. */
+static void test_mmlsmgr(void **state)
+{
+	const char *all =
+		"file system      manager node\n"
+		"---------------- ------------------\n"
+		"scratch          10.0.0.3 (dgx03)\n"
+		"\n"
+		"Cluster manager node: 10.0.0.1 (dgx01)\n";
+	const char *failed =
+		"mmlsmgr: GPFS is not active on this node.\n"
+		"mmlsmgr: Command failed.  Examine previous error messages to determine cause.\n";
+	const char *twice =
+		"Cluster manager node: 10.0.0.1 (dgx01)\nCluster manager node: 10.0.0.2 (dgx02)\n";
+	json_t *j = parse_fixture("mmlsmgr", "mmlsmgr_fs1_ibm_docs_excerpt.txt");
+
+	(void)state;
+	assert_jbool_at(j, "ok", 1);
+	assert_jsize_at(j, "file_systems", 1);
+	assert_jstr_at(j, "file_systems/0/device", "fs1");
+	assert_jstr_at(j, "file_systems/0/ip", "19.134.68.70");
+	assert_jstr_at(j, "file_systems/0/node", "k164n06");
+	assert_jstr_at(j, "from/node", "k164n05");
+	assert_null(json_object_get(j, "cluster_manager"));
+	json_decref(j);
+	j = parse_text("mmlsmgr", all, strlen(all));
+	assert_jstr_at(j, "file_systems/0/node", "dgx03");
+	assert_jstr_at(j, "cluster_manager/ip", "10.0.0.1");
+	assert_jstr_at(j, "cluster_manager/node", "dgx01");
+	json_decref(j);
+	j = parse_text("mmlsmgr", failed, strlen(failed));
+	assert_jbool_at(j, "ok", 0);
+	assert_jstr_at(j, "error", "mmlsmgr: GPFS is not active on this node.");
+	json_decref(j);
+	expect_error("mmlsmgr", "malformed_line3_row_without_node_name.txt",
+		     "mmlsmgr: line 3: expected 'DEVICE ADDRESS (NAME)': 'fs1              19.134.68.70'");
+	expect_error_text("mmlsmgr", twice, strlen(twice), "mmlsmgr: line 2: expected one "
+			  "'Cluster manager node: ADDRESS (NAME)': 'Cluster manager node: 10.0.0.2 (dgx02)'");
+}
+
 /* The tool's own failure is ok:false with its words; a row whose status
  * mmhealth never prints (a shifted column) is an error naming the line. */
 static void test_mmhealth_failure_and_bad_row(void **state)
@@ -308,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_mmremotecluster),
 		cmocka_unit_test(test_mmremotefs),
 		cmocka_unit_test(test_mmlsnodeclass),
+		cmocka_unit_test(test_mmlsmgr),
 		cmocka_unit_test(test_mmdiag_network_and_config),
 		cmocka_unit_test(test_mmdiag_failure),
 		cmocka_unit_test(test_mmhealth),

@@ -517,8 +517,11 @@ static int diagconfig_line(void *state, struct pline *ln, struct err *err)
 		s = trim(s + 1);
 	}
 	n = split_ws(s, tok, 2);
-	if (!n || !is_attribute(tok[0]))
+	if (!n || !is_attribute(tok[0])) {
+		/* kept, not guessed at (parse.h): an attribute needs a name */
+		parse_warning(root, ln->orig);
 		return 0;
+	}
 	jset_str(jobject_at(root, "attrs"), tok[0], n == 2 ? tok[1] : "");
 	if (changed)
 		json_array_append_new(jarray_at(root, "changed"), json_string(tok[0]));

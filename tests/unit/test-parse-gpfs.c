@@ -170,7 +170,7 @@ static void test_mmdiag_network_and_config(void **state)
 		"    hostname    idx CM state VS buff RDMA_CT(ERR)\n";
 	const char *none = "\n=== mmdiag: network ===\nRDMA Connections between nodes:\n  (none)\n";
 	const char *cfg = "\n=== mmdiag: config ===\n   pagepool 1G\n ! verbsPorts mlx5_0/1 mlx5_1/1\n"
-			  " ! verbsRdma enable\n";
+			  " ! verbsRdma enable\n  -- truncated --\n";
 	struct err err = ERR_INIT;
 	json_t *j = NULL;
 
@@ -192,6 +192,9 @@ static void test_mmdiag_network_and_config(void **state)
 	assert_jstr_at(j, "attrs/verbsPorts", "mlx5_0/1 mlx5_1/1");
 	assert_jstr_at(j, "attrs/pagepool", "1G");
 	assert_jsize_at(j, "changed", 2);
+	/* a line that is no attribute is kept as a warning, not dropped */
+	assert_jsize_at(j, "warnings", 1);
+	assert_jstr_at(j, "warnings/0", "-- truncated --");
 	json_decref(j);
 	assert_int_not_equal(parse_mmdiag_network(cfg, strlen(cfg), &j, &err), 0);
 	err_clear(&err);

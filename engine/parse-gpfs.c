@@ -69,18 +69,66 @@ static const char *const getstate_l_keys[] = {
 	"number", "name", "quorum", "nodes_up", "total_nodes", "state", "remarks",
 };
 
+/*
+ * After the table mmgetstate may say "mmgetstate: The following nodes could
+ * not be reached:" and list them, one a line: each becomes a row with the
+ * state "unreachable" (so that a quorum count sees it as not active) and
+ * goes to "unreachable". Its other "mmgetstate: ..." lines are its own
+ * failure (parse.h).
+ */
+struct getstate_state {
+	struct table_state table;
+	bool unreachable;    /* in the list of nodes it could not reach */
+};
+
+static const char *const getstate_failures[] = { "mmgetstate: " };
+
+static int getstate_line(void *state, struct pline *ln, struct err *err)
+{
+	struct getstate_state *st = state;
+	json_t *row;
+
+	if (skip_prefix(ln->text, "mmgetstate: The following nodes could not be reached")) {
+		st->unreachable = true;
+		parse_warning(st->table.root, ln->text);
+		return 0;
+	}
+	if (st->unreachable && *ln->text && !strchr(ln->text, ' ') &&
+	    !skip_prefix(ln->text, "mmgetstate:")) {
+		row = jarray_new_object(st->table.rows);
+		jset_str(row, "name", ln->text);
+		jset_str(row, "state", "unreachable");
+		json_array_append_new(jarray_at(st->table.root, "unreachable"),
+				      json_string(ln->text));
+		return 0;
+	}
+	if (parse_tool_line(st->table.root, ln->text, getstate_failures,
+			    ARRAY_SIZE(getstate_failures), NULL))
+		return 0;
+	if (st->unreachable && *ln->text)
+		return pline_error(ln, err, "expected a node name");
+	return table_line(&st->table, ln, err);
+}
+
 int parse_mmgetstate(const char *buf, size_t len, json_t **ret, struct err *err)
 {
-	struct table_state st = { 0 };
+	struct getstate_state st = { 0 };
 	const char *nl = memchr(buf, '\n', len);
 	size_t first = nl ? (size_t)(nl - buf) : len;
-	int long_form = memmem(buf, first, "Quorum", 6) != NULL;
+	int long_form = memmem(buf, first, "Quorum", 6) != NULL, rc;
 
-	st.header = "Node number";
-	st.keys = long_form ? getstate_l_keys : getstate_keys;
-	st.nkeys = long_form ? ARRAY_SIZE(getstate_l_keys) : ARRAY_SIZE(getstate_keys);
-	st.min_cols = long_form ? 6 : 3;
-	return table_parse(&st, "mmgetstate", "nodes", buf, len, ret, err);
+	st.table.header = "Node number";
+	st.table.keys = long_form ? getstate_l_keys : getstate_keys;
+	st.table.nkeys = long_form ? ARRAY_SIZE(getstate_l_keys) : ARRAY_SIZE(getstate_keys);
+	st.table.min_cols = long_form ? 6 : 3;
+	st.table.root = json_object();
+	st.table.rows = jarray_at(st.table.root, "nodes");
+	rc = parse_lines("mmgetstate", buf, len, getstate_line, &st, err);
+	if (!rc && !json_array_size(st.table.rows) && !parse_failed(st.table.root))
+		rc = parse_error_end("mmgetstate", err, "no rows");
+	if (!rc)
+		parse_failed(st.table.root);
+	return parse_done(rc, st.table.root, ret);
 }
 
 static const char *const remotefs_keys[] = {

@@ -16,6 +16,38 @@ static void test_mmgetstate(void **state)
 		     "mmgetstate: line 4: too few columns");
 }
 
+/* The nodes mmgetstate could not reach are rows too, never active; its own
+ * failure is ok:false with its words. */
+static void test_mmgetstate_unreachable_and_failure(void **state)
+{
+	const char *failed =
+		"mmgetstate: This node does not belong to a GPFS cluster.\n"
+		"mmgetstate: Command failed.  Examine previous error messages to determine cause.\n";
+	const char *two_words =
+		" Node number  Node name  GPFS state\n-------------------------------------\n"
+		"           1  gpfs01     active\n\n"
+		"mmgetstate: The following nodes could not be reached:\n\nn114 n115\n";
+	json_t *j = parse_fixture("mmgetstate", "mmgetstate_av_9_active_one_node_unreachable.txt");
+
+	(void)state;
+	assert_jbool_at(j, "ok", 1);
+	assert_jsize_at(j, "nodes", 10);
+	assert_jstr_at(j, "nodes/8/name", "n097");
+	assert_jstr_at(j, "nodes/8/state", "active");
+	assert_jstr_at(j, "nodes/9/name", "n114");
+	assert_jstr_at(j, "nodes/9/state", "unreachable");
+	assert_jsize_at(j, "unreachable", 1);
+	assert_jstr_at(j, "unreachable/0", "n114");
+	json_decref(j);
+	j = parse_text("mmgetstate", failed, strlen(failed));
+	assert_jbool_at(j, "ok", 0);
+	assert_jstr_at(j, "error", "mmgetstate: This node does not belong to a GPFS cluster.");
+	assert_jsize_at(j, "nodes", 0);
+	json_decref(j);
+	expect_error_text("mmgetstate", two_words, strlen(two_words),
+			  "mmgetstate: line 7: expected a node name: 'n114 n115'");
+}
+
 static void test_mmlscluster(void **state)
 {
 	json_t *j = parse_fixture("mmlscluster", "mmlscluster_cnsa_3_workers_quorum_manager.txt");
@@ -346,6 +378,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mmgetstate),
+		cmocka_unit_test(test_mmgetstate_unreachable_and_failure),
 		cmocka_unit_test(test_mmlscluster),
 		cmocka_unit_test(test_mmlsconfig_node_classes),
 		cmocka_unit_test(test_mmlsmount_remote),

@@ -53,6 +53,22 @@ static void test_refused_when_one_is_down(void **state)
 	strbuf_release(&why);
 }
 
+/* A quorum node mmgetstate could not reach counts as not active. */
+static void test_unreachable_is_not_active(void **state)
+{
+	json_t *q = getstate(HEAD "       1      worker01         active\n"
+				  "       2      worker02         active\n\n"
+				  "mmgetstate: The following nodes could not be reached:\n\nworker03\n");
+	struct strbuf why = STRBUF_INIT;
+
+	(void)state;
+	assert_false(scale_quorum_may_stop(q, "worker01", &why));
+	assert_non_null(strstr(why.buf, "2 of 3 quorum nodes are active"));
+	assert_non_null(strstr(why.buf, "worker03 (unreachable)"));
+	json_decref(q);
+	strbuf_release(&why);
+}
+
 static void test_arbitrating_is_not_active(void **state)
 {
 	json_t *q = getstate(HEAD "       1      dgx01.ocp4.scale.ibm.com  active\n"
@@ -83,6 +99,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_allowed_when_all_active),
 		cmocka_unit_test(test_refused_when_one_is_down),
+		cmocka_unit_test(test_unreachable_is_not_active),
 		cmocka_unit_test(test_arbitrating_is_not_active),
 	};
 	return cmocka_run_group_tests_name("scale-quorum", tests, NULL, NULL);

@@ -1995,9 +1995,10 @@ const struct check_def check_defs[] = {
 	  "a host not seen is cabled elsewhere or its ports are down; a switch not seen is off "
 	  "or cut from the fabric",
 	  { NULL }, fabric_is_reader, run_ib_fabric_size },
-	{ "ib.fabric_cabling", SEV_FAIL, "each leaf cabled as the inventory's fabric section plans "
-	  "(iblinkinfo, once)",
-	  "cable the leaf to every spine with uplinks_per_leaf cables, or correct the inventory",
+	{ "ib.fabric_cabling", SEV_FAIL, "each leaf cabled as the inventory's fabric section plans, "
+	  "each host port on its fabric_leaf (iblinkinfo, once)",
+	  "cable the leaf to every spine with uplinks_per_leaf cables and each host port to its "
+	  "leaf, or correct the inventory",
 	  { NULL }, fabric_is_planned, run_ib_fabric_cabling },
 };
 

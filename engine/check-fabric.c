@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct fswitch {
 	json_t *node;            /* the reading's node object */
@@ -51,9 +52,28 @@ bool fabric_is_reader(const struct check_ctx *cc)
 	       json_object_get(cc->hf->parse_errors, "iblinkinfo");
 }
 
+/* The leaf host h's port of HCA hca is planned on (its `fabric_leaf`
+ * variable: one leaf for every port, or a mapping HCA: leaf), or NULL. */
+static const char *planned_leaf(const struct host *h, const char *hca)
+{
+	json_t *v = json_object_get(h->vars, "fabric_leaf");
+
+	if (json_is_object(v))
+		v = json_object_get(v, hca);
+	return json_string_value(v);
+}
+
+static bool any_leaf_planned(const struct inventory *inv)
+{
+	for (size_t i = 0; i < inv->nhosts; i++)
+		if (json_object_get(inv->hosts[i].vars, "fabric_leaf"))
+			return true;
+	return false;
+}
+
 bool fabric_is_planned(const struct check_ctx *cc)
 {
-	return fabric_is_reader(cc) && cc->inv->fabric.present;
+	return fabric_is_reader(cc) && (cc->inv->fabric.present || any_leaf_planned(cc->inv));
 }
 
 /*
@@ -457,6 +477,85 @@ static void leaf_cabling(struct check_ctx *cc, struct fabric *fb, struct fswitch
 	free(cables);
 }
 
+/* Switch s is the one the inventory calls want: its name ("sim-leaf01"),
+ * its whole description, or its GUID. */
+static bool switch_is(const struct fswitch *s, const char *want)
+{
+	const char *guid = jstr(s->node, "guid");
+
+	return !strcmp(s->name, want) || !strcmp(s->desc, want) ||
+	       (guid && !strcasecmp(guid, want));
+}
+
+/* The switch and port that host's HCA port e is cabled to, or NULL. */
+static struct fswitch *host_port_switch(struct fabric *fb, const char *host,
+					const struct hca_expect *e, json_int_t *ret_port)
+{
+	char *desc = xasprintf("%s %s", host, e->name);
+	struct fswitch *found = NULL;
+	json_t *p;
+	size_t k;
+
+	for (size_t i = 0; i < fb->nsw && !found; i++)
+		json_array_foreach(json_object_get(fb->sw[i].node, "ports"), k, p) {
+			json_t *peer = json_object_get(p, "peer");
+
+			if (jstr(peer, "desc") && !strcmp(jstr(peer, "desc"), desc) &&
+			    jint(peer, "port") == (json_int_t)e->port) {
+				found = &fb->sw[i];
+				*ret_port = jint(p, "port");
+				break;
+			}
+		}
+	free(desc);
+	return found;
+}
+
+/*
+ * Every host port whose leaf the inventory plans (`fabric_leaf`) is cabled
+ * to that leaf: a port on another leaf fails, named with the leaf it is on
+ * and the one it should be on. A port not in the reading is left to
+ * ib.fabric_links and ib.fabric_size, which say so.
+ */
+static void host_leaves(struct check_ctx *cc, struct fabric *fb)
+{
+	size_t planned = 0, bad = 0;
+
+	for (size_t i = 0; i < cc->inv->nhosts; i++) {
+		const struct host *h = &cc->inv->hosts[i];
+
+		for (size_t k = 0; k < h->nhcas; k++) {
+			const struct hca_expect *e = &h->hcas[k];
+			const char *want = planned_leaf(h, e->name);
+			struct fswitch *on;
+			json_int_t port = 0;
+			char *subj, *exp, *found;
+
+			if (!want || e->link_layer == LINK_ETH)
+				continue;
+			planned++;
+			if (!(on = host_port_switch(fb, h->name, e, &port)) || switch_is(on, want))
+				continue;
+			subj = xasprintf("%s %s/%u", h->name, e->name, e->port);
+			exp = xasprintf("on %s", want);
+			found = xasprintf("on %s port %lld", on->name, (long long)port);
+			check_fail(cc, subj, exp, found,
+				   "the host port is cabled to another leaf than planned: move the cable "
+				   "to its leaf, or correct the host's fabric_leaf");
+			bad++;
+			free(subj);
+			free(exp);
+			free(found);
+		}
+	}
+	if (planned && !bad) {
+		char *found = xasprintf("%zu host ports on their leaves", planned);
+
+		check_pass(cc, "host ports", "each host port on the leaf its fabric_leaf names", found);
+		free(found);
+	}
+}
+
 void run_ib_fabric_cabling(struct check_ctx *cc)
 {
 	struct fabric fb;
@@ -466,8 +565,9 @@ void run_ib_fabric_cabling(struct check_ctx *cc)
 	if (!fb.leaves)
 		check_fail(cc, NULL, "leaf switches with hosts", "no switch with a host cabled to it",
 			   "iblinkinfo saw no CA on any switch: is the reading host's port up?");
-	for (size_t i = 0; i < fb.nsw; i++)
+	for (size_t i = 0; cc->inv->fabric.present && i < fb.nsw; i++)
 		if (fb.sw[i].leaf)
 			leaf_cabling(cc, &fb, &fb.sw[i]);
+	host_leaves(cc, &fb);
 	fabric_release(&fb);
 }

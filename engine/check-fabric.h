@@ -4,7 +4,8 @@
  * judged once, on that host: switch-to-switch links at their rate
  * (ib.fabric_isl), the hosts (ibhosts, else iblinkinfo's CAs) and the
  * switches seen (ib.fabric_size) and, with the inventory's `fabric:`
- * section, the cabling of every leaf (ib.fabric_cabling). The checks table
+ * section, the cabling of every leaf, and with hosts' `fabric_leaf`
+ * variables, the leaf each host port is on (ib.fabric_cabling). The checks table
  * is in check-defs.c.
  */
 #ifndef BRINGUP_CHECK_FABRIC_H
@@ -16,7 +17,8 @@
 
 /* This host read the fabric (its iblinkinfo section parsed, or failed to). */
 bool fabric_is_reader(const struct check_ctx *cc);
-/* That, and the inventory has a `fabric:` section. */
+/* That, and the inventory has a `fabric:` section or a host's
+ * `fabric_leaf` variable to check. */
 bool fabric_is_planned(const struct check_ctx *cc);
 
 /* Lane rate in Gb/s of an IB speed name ("EDR"), as iblinkinfo prints it;

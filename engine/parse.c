@@ -14,6 +14,7 @@ static const struct parser parsers[] = {
 	{ "ibdev2netdev", "HCA port to network device, Up/Down (ibdev2netdev)", parse_ibdev2netdev },
 	{ "ibhosts", "the fabric's channel adapters (ibhosts)", parse_ibhosts },
 	{ "iblinkinfo", "InfiniBand fabric links, both ends (iblinkinfo)", parse_iblinkinfo },
+	{ "ibnetdiscover", "InfiniBand fabric topology: nodes and their links (ibnetdiscover, -p)", parse_ibnetdiscover },
 	{ "ibstat", "InfiniBand CAs and ports (ibstat)", parse_ibstat },
 	{ "ibstatus", "InfiniBand port status (ibstatus script)", parse_ibstatus },
 	{ "ibv_devinfo", "verbs devices and ports (ibv_devinfo, -v, -vv)", parse_ibv_devinfo },

@@ -58,6 +58,8 @@ parse_fn parse_ibdev2netdev;
 parse_fn parse_ibhosts;
 /* parse-iblinkinfo.c */
 parse_fn parse_iblinkinfo;
+/* parse-ibnetdiscover.c */
+parse_fn parse_ibnetdiscover;
 /* parse-perfquery.c */
 parse_fn parse_perfquery;
 /* parse-perftest.c */

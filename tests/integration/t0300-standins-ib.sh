@@ -216,13 +216,13 @@ out dgx01 sminfo
 grep -q 'sm lid 9 sm guid 0xec0d9a0300000200,' "$TEST_DIR/out" || fail "clear two-sm-masters: $(cat "$TEST_DIR/out")"
 
 fault dgx01 bogus 2>/dev/null; [ $? -eq 2 ] || fail "unknown fault kind must exit 2"
-[ "$("$TOOLS/sim-fault" --list | wc -l)" -eq 36 ] || fail "sim-fault --list"
+[ "$("$TOOLS/sim-fault" --list | wc -l)" -eq 38 ] || fail "sim-fault --list"
 "$TOOLS/sim-fault" --list | grep -qx refuse-login || fail "sim-fault --list: no refuse-login"
 for k in boot-hang openibd-busy install-slow gpfs-down quorum-loss remote-key-refused verbs-bad-port mmbuildgpl-fail \
 	port-errors netdev-down nccl-socket-fallback gdr-missing storage-slow peer-ssh-denied; do
 	"$TOOLS/sim-fault" --list | grep -qx "$k" || fail "sim-fault --list: no $k"
 done
-for k in gpfs-conn-down peermem-bad-symbols peermem-weak-updates; do
+for k in gpfs-conn-down peermem-bad-symbols peermem-weak-updates port-moved other-fabric; do
 	"$TOOLS/sim-fault" --list | grep -qx "$k" || fail "sim-fault --list: no $k"
 done
 
@@ -290,6 +290,67 @@ grep -q '^> *[0-9]*    3\[  \] ==( 1X      25.78125 Gbps Active/  LinkUp)==> *[0
 fault dgx03 clear isl-degraded
 out dgx01 iblinkinfo
 same "iblinkinfo after clearing isl-degraded" "$TEST_DIR/two-level.base" "$TEST_DIR/out"
+
+# ---- ibnetdiscover: the same fabric as a topology file -------------------
+# nshape FILE: each line with its names, GUIDs, numbers, rates and quoted
+# descriptions replaced by placeholders, once each: the stand-in's lines
+# must be the real tool's (capture from an NDR MQM9701 leaf: tabs, the
+# space before a CA's tab, "enhanced port 0", CA blocks).
+nshape() {
+	sed -e 's/^# Topology file: generated on .*/# Topology file: generated on DATE/' \
+		-e 's/"[SHR]-[0-9a-f]\{16\}"/"X-GUID"/g' -e 's/"[^"]*"/"D"/g' \
+		-e 's/0x[0-9a-f]*/0xH/g' -e 's/[0-9a-f]\{12,16\}/GUID/g' \
+		-e 's/[0-9][0-9]*x[SDQFEHNX]DR/WxRATE/g' -e 's/[0-9][0-9]*/N/g' "$1" | sort -u
+}
+out dgx01 ibnetdiscover
+[ "$rc" -eq 0 ] || fail "ibnetdiscover exit $rc: $(cat "$TEST_DIR/err")"
+nshape "$here/../fixtures/tools/ibnetdiscover/ibnetdiscover_ndr_mqm9701_leaf_dgx_hcas_sharp_node_excerpt.txt" >"$TEST_DIR/nshape.real"
+nshape "$TEST_DIR/out" >"$TEST_DIR/nshape.sim"
+same "ibnetdiscover layout" "$TEST_DIR/nshape.real" "$TEST_DIR/nshape.sim"
+# the links are iblinkinfo's: every switch port line names the same peer
+# and port in both tools ("SWITCH PORT PEER PEERPORT")
+awk '/^CA: / { sw = "" } /^Switch: / { sw = $3; sub(/:$/, "", sw) } sw != "" && /LinkUp/ { split($0, a, "\""); split(substr($0, index($0, ")==>") + 4), b, "[")
+	n = split(b[1], c, " "); print sw, $2 + 0, a[2], c[n] + 0 }' "$TEST_DIR/two-level.base" | sort >"$TEST_DIR/links.lnk"
+awk -F '\t' '/^Switch\t/ { split($2, h, "\""); sw = $0; sub(/.*# "/, "", sw); sub(/".*/, "", sw) }
+	/^\[[0-9]+\]\t/ { p = $1; gsub(/[][]/, "", p); d = $NF; sub(/^# "/, "", d); sub(/" lid .*/, "", d)
+	pp = $2; sub(/^[^[]*\[/, "", pp); sub(/\].*/, "", pp); print sw, p + 0, d, pp + 0 }' "$TEST_DIR/out" |
+	sort >"$TEST_DIR/links.nd"
+same "ibnetdiscover links = iblinkinfo links" "$TEST_DIR/links.lnk" "$TEST_DIR/links.nd"
+[ "$(wc -l <"$TEST_DIR/links.nd")" -eq 36 ] || fail "want 36 cabled switch ports: $(cat "$TEST_DIR/links.nd")"
+
+# port-moved: dgx02 mlx5_1's cable on leaf03's first free port (9: 1-4
+# hosts, 5-8 uplinks), seen alike by iblinkinfo and ibnetdiscover
+fault dgx02 port-moved mlx5_1 2>/dev/null; [ $? -eq 2 ] || fail "port-moved without LEAF must exit 2"
+fault dgx02 port-moved mlx5_1:sim-leaf03 || fail "fault port-moved"
+out dgx01 iblinkinfo
+grep -A1 '^CA: dgx02 mlx5_1:$' "$TEST_DIR/out" | grep -q '==>[ 0-9]*    9\[  \] "MF0;sim-leaf03:MSB7700/U1" ( )$' ||
+	fail "dgx02 mlx5_1 not on leaf03 port 9: $(cat "$TEST_DIR/out")"
+grep -q '^ *[0-9]*    2\[  \] ==(                Down/ Polling)==>' "$TEST_DIR/out" || fail "leaf02 port 2 not free"
+out dgx01 ibnetdiscover
+grep -q "$(printf '^\\[9\\]\t"H-[0-9a-f]*"\\[1\\]([0-9a-f]*) \t\t# "dgx02 mlx5_1" lid [0-9]* 4xEDR$')" "$TEST_DIR/out" ||
+	fail "ibnetdiscover: dgx02 mlx5_1 not on port 9: $(cat "$TEST_DIR/out")"
+grep -q "$(printf '\t# lid [0-9]* lmc 0 "MF0;sim-leaf03:MSB7700/U1" lid [0-9]* 4xEDR$')" "$TEST_DIR/out" ||
+	fail "ibnetdiscover: no CA on leaf03"
+fault dgx02 clear port-moved
+out dgx01 iblinkinfo
+same "iblinkinfo after clearing port-moved" "$TEST_DIR/two-level.base" "$TEST_DIR/out"
+
+# other-fabric: dgx02 mlx5_3 (then every port of dgx02) gone from the
+# fabric for iblinkinfo, ibnetdiscover and ibhosts; its own port stays Active
+fault dgx02 other-fabric mlx5_3 || fail "fault other-fabric"
+on dgx02 ibstat mlx5_3 | grep -q 'State: Active$' ||
+	fail "other-fabric: the port itself must stay Active"
+for t in iblinkinfo ibnetdiscover ibhosts; do
+	out dgx01 $t
+	grep -q 'dgx02 mlx5_3' "$TEST_DIR/out" && fail "$t still sees dgx02 mlx5_3"
+	grep -q 'dgx02 mlx5_2' "$TEST_DIR/out" || fail "$t lost dgx02 mlx5_2"
+done
+fault dgx02 other-fabric || fail "fault other-fabric (every port)"
+out dgx01 ibhosts
+grep -q 'dgx02' "$TEST_DIR/out" && fail "ibhosts still sees dgx02: $(cat "$TEST_DIR/out")"
+fault dgx02 clear other-fabric
+out dgx01 iblinkinfo
+same "iblinkinfo after clearing other-fabric" "$TEST_DIR/two-level.base" "$TEST_DIR/out"
 rm "$CL/fabric.conf"
 
 # ---- modprobe / rmmod ---------------------------------------------------

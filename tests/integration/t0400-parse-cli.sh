@@ -49,7 +49,7 @@ PY
 
 # --list and --help
 "$BRINGUP" parse --list >"$OUT" || fail "--list failed"
-for t in getenforce ibstat ibstatus ibv_devinfo lsmod lspci mmgetstate mmlscluster \
+for t in getenforce ibnetdiscover ibstat ibstatus ibv_devinfo lsmod lspci mmgetstate mmlscluster \
 	mmlsconfig mmlsmount mmremotecluster mmremotefs nccl-tests nvidia-smi \
 	nvidia-smi-q nvidia-smi-topo ofed_info os-release perftest sminfo tf_cnn_benchmarks \
 	dle-resnet50; do
@@ -118,6 +118,9 @@ expect mmremotecluster mmremotecluster_show_all_ess3000.txt clusters/0/file_syst
 expect mmremotefs mmremotefs_show_all.txt filesystems/0/mount_point /mnt/fs1
 expect os-release debian_12_bookworm.txt VERSION_ID 12
 expect getenforce permissive.txt mode Permissive
+expect ibnetdiscover ibnetdiscover_ndr_mqm9701_leaf_dgx_hcas_sharp_node_excerpt.txt nodes/0/ports/17/peer/desc "MF0;A10-P1-IBSPINE-02:MQM9701/U1"
+expect ibnetdiscover ibnetdiscover_edr_switchib_fabric_one_isl_at_4xddr_excerpt.txt nodes/1/ports/10/speed DDR
+expect ibnetdiscover ibnetdiscover_p_edr_ports_with_unconnected_sdr_and_unknown_speed_excerpt.txt ports/8/speed SDR
 check_all
 
 # malformed samples: exit 1, "TOOL: line N:" from the file name

@@ -80,3 +80,19 @@ stages:
       tarball: $1
 YAML
 }
+
+# fabric_pre NAME [INVENTORY]: precheck's ib.* checks as JSON into
+# $TEST_DIR/NAME.json (exit status as precheck's).
+fabric_pre() {
+	"$BRINGUP" precheck -i "${2:-$INV}" --checks 'ib.*' --timeout 30 -o json --output "$TEST_DIR/$1.json"
+}
+# fabric_results FILE CHECK...: "host|check|subject|status|found" for the
+# failures and for every result of the named (fabric-wide) checks.
+fabric_results() {
+	python3 - "$@" <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    if r["status"] == "fail" or r["check"] in sys.argv[2:]:
+        print("|".join([r["host"], r["check"], r["subject"] or "", r["status"], r.get("found") or ""]))
+PY
+}

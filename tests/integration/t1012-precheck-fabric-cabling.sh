@@ -10,19 +10,8 @@
 . "$(dirname "$0")/lib.sh"
 sim_up -n 3 --state ready --leaf-ports 4
 
-pre() {
-	"$BRINGUP" precheck -i "${2:-$INV}" --checks 'ib.*' --timeout 30 -o json --output "$TEST_DIR/$1.json"
-}
-# results FILE: "host|check|subject|status|found" for the failures and for
-# every result of the fabric-wide checks.
-results() {
-	python3 - "$1" <<'PY'
-import json, sys
-for r in json.load(open(sys.argv[1]))["results"]:
-    if r["status"] == "fail" or r["check"] in ("ib.fabric_size", "ib.fabric_cabling"):
-        print("|".join([r["host"], r["check"], r["subject"] or "", r["status"], r.get("found") or ""]))
-PY
-}
+pre() { fabric_pre "$@"; }
+results() { fabric_results "$1" ib.fabric_size ib.fabric_cabling; }
 
 # The plan: dgx01 on leaf01 (one leaf for all its ports), dgx02's ports
 # one by one on leaf02, dgx03 on leaf03 named by its GUID.

@@ -14,6 +14,7 @@
 #include "../engine/runner.h"
 #include "../engine/upgrade.h"
 #include "../engine/xalloc.h"
+#include "../modules/gpu-runfile.h"
 #include "../modules/ofed-tarball.h"
 
 #include <errno.h>
@@ -26,10 +27,11 @@
 
 const struct cmd_option cmd_upgrade_options[] = {
 	{ "inventory", 'i', OPT_SHORT | OPT_FILE | OPT_INVENTORY, "FILE", "inventory (YAML)" },
-	{ "to", 'T', 0, "ofed=VER[,scale=VER]", "the releases to move to (OFED, Spectrum Scale)" },
+	{ "to", 'T', 0, "ofed=VER[,scale=VER][,driver=VER]", "the releases to move to (OFED, Spectrum Scale, GPU driver)" },
 	{ "batch", 'b', 0, "N|P%", "at most N nodes (or P% of them) down at once (default: as the limits allow)" },
 	{ "ofed-tarball", 'O', OPT_FILE, "FILE", "the new MLNX_OFED tarball (default: the inventory's ofed_tarball)" },
 	{ "scale-installer", 'S', OPT_DIR, "DIR", "the new Spectrum Scale release, extracted (default: the inventory's gpfs_installer)" },
+	{ "driver-installer", 'G', OPT_FILE, "FILE", "the new GPU driver's runfile, NVIDIA-Linux-ARCH-VER.run (default: the inventory's gpu_driver_installer)" },
 	{ "check", 'C', OPT_SHORT, NULL, "show the batches and why, change nothing" },
 	{ "resume", 'R', 0, NULL, "continue the last upgrade (its planned batches) where it stopped" },
 	{ "state-dir", 'D', OPT_DIR, "DIR", "journal, logs and the upgrade's playbook (default ~/.local/state/bringup/CLUSTER)" },
@@ -43,7 +45,8 @@ const struct cmd_option cmd_upgrade_options[] = {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: bringup upgrade -i INVENTORY --to ofed=VER[,scale=VER] [--batch N|P%%]\n"
+		"usage: bringup upgrade -i INVENTORY --to ofed=VER[,scale=VER][,driver=VER]\n"
+		"                       [--batch N|P%%]"
 		"                       [--check | --resume]\n"
 		"\n"
 		"Moves a running cluster to a new release a batch of nodes at a time. Per node:\n"
@@ -51,8 +54,10 @@ static void usage(FILE *f)
 		"API, honouring PodDisruptionBudgets; the node's manager roles moved to nodes\n"
 		"outside the batch (mmchmgr -c; mmchmgr DEVICE NODE for each file system this\n"
 		"cluster owns), the quorum guard, mmshutdown, the new OFED (a reboot when the\n"
-		"install needs one), the new Spectrum Scale packages (rpm -U / dpkg -i),\n"
-		"mmbuildgpl, mmstartup, wait until active, mmmount, uncordon. A batch holds at\n"
+		"install needs one), the new Spectrum Scale packages (rpm -U / dpkg -i), the\n"
+		"new GPU driver (GPU services stopped, modules unloaded, the runfile with\n"
+		"--silent --dkms, a reboot), peer memory loaded again, mmbuildgpl,\n"
+		"mmstartup, wait until active, mmmount, uncordon. A batch holds at\n"
 		"most: --batch nodes; as many active quorum nodes as leave a strict majority\n"
 		"active; as many SM hosts as leave a master and a standby; as many\n"
 		"control-plane nodes as leave etcd a majority; all but one Scale manager/NSD\n"
@@ -62,13 +67,13 @@ static void usage(FILE *f)
 	cmd_print_options(f, cmd_upgrade_options);
 	fprintf(f,
 		"\n"
-		"Not in this version: driver= (the GPU driver and peer memory).\n"
 		"Exit status: 0 upgraded (or --check); 1 refused (quorum) or a node failed;\n"
 		"2 usage or inventory error; 3 a host was unreachable.\n");
 }
 
 struct upgrade_args {
-	const char *inv_path, *to, *batch, *tarball, *installer, *state_dir, *forks, *timeout;
+	const char *inv_path, *to, *batch, *tarball, *installer, *runfile, *state_dir, *forks;
+	const char *timeout;
 	bool check, resume, accept;
 	unsigned nbatch;
 	bool percent;
@@ -106,6 +111,7 @@ static int parse_args(int argc, char **argv, struct upgrade_args *a)
 		case 'b': a->batch = optarg; break;
 		case 'O': a->tarball = optarg; break;
 		case 'S': a->installer = optarg; break;
+		case 'G': a->runfile = optarg; break;
 		case 'C': a->check = true; break;
 		case 'R': a->resume = true; break;
 		case 'D': a->state_dir = optarg; break;
@@ -317,6 +323,32 @@ static int check_tarball(const struct inventory *inv, const struct upgrade_args 
 	return rc;
 }
 
+/*
+ * --to driver=: the runfile is the driver asked for (its Makeself header),
+ * checked before any node goes down, as check_tarball does for OFED.
+ */
+static int check_runfile(const struct inventory *inv, const struct upgrade_args *a,
+			 const struct upgrade_to *to, struct err *err)
+{
+	const char *path = a->runfile ? a->runfile :
+			   json_string_value(json_object_get(inv->vars, "gpu_driver_installer"));
+	struct gpu_runfile r;
+	int rc;
+
+	if (!to->driver)
+		return 0;
+	if (!path)
+		return err_set(err, ERR_USAGE, "--to driver=%s: no runfile: give --driver-installer "
+			       "FILE (or the inventory's gpu_driver_installer)", to->driver);
+	rc = gpu_runfile_inspect(path, &r, err);
+	if (!rc && strcmp(r.version, to->driver))
+		rc = err_set(err, ERR_USAGE, "--to driver=%s: %s is driver %s; give the new "
+			     "driver's runfile with --driver-installer FILE", to->driver, path,
+			     r.version);
+	gpu_runfile_release(&r);
+	return rc;
+}
+
 int cmd_upgrade(int argc, char **argv)
 {
 	struct upgrade_args a = { 0 };
@@ -347,12 +379,6 @@ int cmd_upgrade(int argc, char **argv)
 		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}
-	if (to.driver) {
-		fprintf(stderr, "bringup upgrade: --to %s: driver= is not upgraded by this version "
-			"(ofed= and scale= are)\n", a.to);
-		status = EXIT_USAGE;
-		goto out;
-	}
 	installer = a.installer ? a.installer :
 		    json_string_value(json_object_get(inv->vars, "gpfs_installer"));
 	if (!a.resume && to.scale && !installer) {
@@ -362,7 +388,7 @@ int cmd_upgrade(int argc, char **argv)
 		goto out;
 	}
 	if (!a.resume && ((to.scale && upgrade_scale_installer_check(installer, to.scale, &err)) ||
-			  check_tarball(inv, &a, &to, &err))) {
+			  check_tarball(inv, &a, &to, &err) || check_runfile(inv, &a, &to, &err))) {
 		status = cmd_fail_inv(inv, &err);
 		if (err.code != ERR_USAGE && status == EXIT_FAILED)
 			status = EXIT_USAGE;
@@ -406,7 +432,8 @@ int cmd_upgrade(int argc, char **argv)
 	print_plan(inv, &plan, &to, (const char *const *)hstate);
 	if (a.check)
 		goto out;
-	upgrade_playbook(inv, &plan, &to, a.tarball, a.installer, &yaml);
+	upgrade_playbook(inv, &plan, &to, &(struct upgrade_files){ a.tarball, a.installer,
+			 a.runfile }, &yaml);
 	/* A deploy or upgrade running on this cluster keeps its playbook: refused
 	 * here, before ours replaces it (deploy takes the lock again for the run). */
 	if (run_lock(state, &lock_fd, &err)) {

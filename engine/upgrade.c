@@ -275,8 +275,8 @@ static void yaml_quoted(struct strbuf *out, const char *s)
 }
 
 void upgrade_playbook(const struct inventory *inv, const struct upg_plan *p,
-		      const struct upgrade_to *to, const char *ofed_tarball,
-		      const char *scale_installer, struct strbuf *out)
+		      const struct upgrade_to *to, const struct upgrade_files *files,
+		      struct strbuf *out)
 {
 	strbuf_addstr(out, "# Written by `bringup upgrade`: one block of stages per batch, run in\n"
 		      "# order; the last stage of a batch stops the run when a node failed.\n"
@@ -307,24 +307,38 @@ void upgrade_playbook(const struct inventory *inv, const struct upg_plan *p,
 			strbuf_addf(out, "  - name: b%zu-ofed\n    module: ofed\n    hosts: \"%s\"\n"
 				    "    params:\n      version: ", b + 1, set);
 			yaml_quoted(out, to->ofed);
-			if (ofed_tarball) {
+			if (files->ofed_tarball) {
 				strbuf_addstr(out, "\n      tarball: ");
-				yaml_quoted(out, ofed_tarball);
+				yaml_quoted(out, files->ofed_tarball);
 			}
 			strbuf_addch(out, '\n');
 		}
 		if (to->scale) {
 			strbuf_addf(out, "  - name: b%zu-scale-install\n    module: scale_install\n"
 				    "    hosts: \"%s\"\n", b + 1, set);
-			if (scale_installer) {
+			if (files->scale_installer) {
 				strbuf_addstr(out, "    params:\n      installer: ");
-				yaml_quoted(out, scale_installer);
+				yaml_quoted(out, files->scale_installer);
 				strbuf_addch(out, '\n');
 			}
 		}
-		/* Peer memory is built against OFED's ib_core: a new OFED needs it
-		 * loaded (or rebuilt) again before the node takes GPU jobs. */
-		if (to->ofed)
+		/* The GPU driver after OFED: its DKMS build of nvidia-peermem
+		 * links against the ib_core the new OFED brought. */
+		if (to->driver) {
+			strbuf_addf(out, "  - name: b%zu-driver\n    module: gpu_driver\n"
+				    "    hosts: \"%s\"\n    params:\n      version: ", b + 1, set);
+			yaml_quoted(out, to->driver);
+			if (files->driver_installer) {
+				strbuf_addstr(out, "\n      installer: ");
+				yaml_quoted(out, files->driver_installer);
+			}
+			strbuf_addch(out, '\n');
+		}
+		/* Peer memory is built against OFED's ib_core and the GPU driver: a
+		 * new one of either needs it loaded (nvidia-peermem, which the
+		 * driver ships) or rebuilt (nv_peer_mem) again before the node
+		 * takes GPU jobs. */
+		if (to->ofed || to->driver)
 			strbuf_addf(out, "  - name: b%zu-peermem\n    module: peermem\n"
 				    "    hosts: \"%s\"\n", b + 1, set);
 		strbuf_addf(out, "  - name: b%zu-scale-start\n    module: scale_node\n"

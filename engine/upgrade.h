@@ -6,7 +6,8 @@
  * PodDisruptionBudgets), scale_node stop (cluster manager role moved away,
  * quorum guard, mmshutdown), ofed (the new release, a reboot when the
  * install needs one), scale_install (--to scale=: the new release's
- * packages, rpm -U), peermem (loaded against the new OFED), scale_node
+ * packages, rpm -U), gpu_driver (--to driver=: the runfile, a reboot),
+ * peermem (loaded against the new OFED and driver), scale_node
  * start (mmbuildgpl, mmstartup, wait active, mount), scale_rdma (verbs
  * RDMA on the configured ports again), kube_node uncordon; the last with
  * max_fail_percent 0: a node that failed stops the run at the end of its
@@ -46,12 +47,20 @@ int upgrade_probe(struct runner *r, const struct inventory *inv, bool *down,
 struct upg_node *upgrade_nodes(const struct inventory *inv, const bool *down,
 			       char *const *state);
 
+/* What the command line gave for the new releases (NULL: the inventory's
+ * variables supply them through the stages' parameters); borrowed. */
+struct upgrade_files {
+	const char *ofed_tarball;     /* --ofed-tarball */
+	const char *scale_installer;  /* --scale-installer */
+	const char *driver_installer; /* --driver-installer */
+};
+
 /* The playbook of the plan (YAML, appended to out). With a Kubernetes
  * layer (kube_layer()) each batch is cordoned and drained before it goes
  * down, and uncordoned once back (modules/mod-kube-node.c). */
 void upgrade_playbook(const struct inventory *inv, const struct upg_plan *p,
-		      const struct upgrade_to *to, const char *ofed_tarball,
-		      const char *scale_installer, struct strbuf *out);
+		      const struct upgrade_to *to, const struct upgrade_files *files,
+		      struct strbuf *out);
 
 /*
  * --to scale=VER: the Spectrum Scale installer directory `dir` (the

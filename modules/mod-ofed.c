@@ -18,6 +18,7 @@
 #include "module.h"
 #include "ofed-tarball.h"
 #include "probe.h"
+#include "upload-dir.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -426,21 +427,6 @@ static int install_from_repo(struct mod_ctx *mc)
 	return rc ? rc : restart_stack(mc);
 }
 
-/* The tarball's directory: ours alone, or the stage stops (ofed/dest-dir.sh). */
-static int dest_dir(struct mod_ctx *mc)
-{
-	const char *args[] = { mod_param_str(mc, "dest"), NULL };
-	struct cmd_result res;
-	int rc = mod_script(mc, "ofed/dest-dir.sh", args, &res);
-
-	if (!rc && res.exit_status != 0) {
-		strbuf_rtrim(&res.err);
-		rc = mod_fail(mc, ERR_STATE, "%s", res.err.len ? res.err.buf :
-			      "cannot create the tarball's directory");
-	}
-	cmd_result_release(&res);
-	return rc;
-}
 
 static int ofed_apply(struct mod_ctx *mc)
 {
@@ -450,7 +436,7 @@ static int ofed_apply(struct mod_ctx *mc)
 		return reboot_if_needed(mc, mod_get(mc, "pending_reboot"));
 	if (from_repo(mc))
 		return install_from_repo(mc);
-	rc = dest_dir(mc);
+	rc = upload_dir(mc, mod_param_str(mc, "dest"), "the tarball");
 	if (!rc && !strcmp(mod_get(mc, "upload"), "yes"))
 		rc = mod_upload(mc, mod_param_str(mc, "tarball"), mod_get(mc, "remote"), 0644);
 	return rc ? rc : run_installer(mc);

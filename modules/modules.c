@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+extern const struct stage_module mod_gpu_driver;
 extern const struct stage_module mod_kube_node;
 extern const struct stage_module mod_memlock;
 extern const struct stage_module mod_nouveau;
@@ -24,6 +25,7 @@ extern const struct stage_module mod_subnet_manager;
 extern const struct stage_module mod_validate;
 
 const struct stage_module *const stage_modules[] = {
+	&mod_gpu_driver,
 	&mod_kube_node,
 	&mod_memlock,
 	&mod_nouveau,

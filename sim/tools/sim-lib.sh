@@ -5,6 +5,10 @@
 # tree of small files so that other scripts and the C tests can read it:
 #
 #   state/ofed_version          installed MLNX_OFED version (absent: none)
+#   state/gpu_driver            GPU driver a runfile installed (sim-nvidia-installer;
+#                               absent: node.conf's GPU_DRIVER, the OS image's)
+#   state/gpu_driver_loaded     version of the nvidia kernel module running, written
+#                               when modprobe loads it (absent: the image's)
 #   state/hca/NAME/FIELD        node_guid port_guid sys_guid ca_type fw_ver
 #                               board_id part_id cap_mask lid (one value each)
 #   state/modules/available     modules present under /lib/modules/KERNEL
@@ -28,6 +32,35 @@ sim_load() {
 	S=$N/state
 	[ -r "$N/node.conf" ] || sim_die "sim: $N/node.conf missing"
 	. "$N/node.conf"
+	# A driver a runfile installed replaces the image's on disk (userspace,
+	# module files); the running module stays what was loaded (sim_gpu_kmod_get).
+	GPU_DRIVER_IMAGE=${GPU_DRIVER-}
+	[ -f "$S/gpu_driver" ] && sim_read GPU_DRIVER "$S/gpu_driver"
+	return 0
+}
+
+# sim_gpu_kmod_get VAR: VAR=the version of the nvidia kernel module loaded
+# (or last loaded): what the kernel runs, while GPU_DRIVER is what is installed.
+sim_gpu_kmod_get() {
+	if [ -f "$S/gpu_driver_loaded" ]; then
+		sim_read "$1" "$S/gpu_driver_loaded"
+	else
+		eval "$1=\$GPU_DRIVER_IMAGE"
+	fi
+}
+
+# The services that hold /dev/nvidia* open while they run: the nvidia module
+# cannot be unloaded under them (its use count, not an lsmod holder).
+SIM_GPU_USERS="nvidia-persistenced nvidia-dcgm nvidia-fabricmanager"
+# sim_gpu_users_get VAR: VAR=those of them active now, space-separated.
+sim_gpu_users_get() {
+	_g_v=
+	for _g_u in $SIM_GPU_USERS; do
+		[ -f "$S/services/$_g_u/active" ] || continue
+		sim_read _g_a "$S/services/$_g_u/active"
+		[ "$_g_a" = active ] && _g_v=${_g_v:+$_g_v }$_g_u
+	done
+	eval "$1=\$_g_v"
 }
 
 sim_fault() { [ -e "$N/faults/$1" ]; }

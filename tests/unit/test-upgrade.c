@@ -266,7 +266,8 @@ static void test_playbook_loads(void **state)
 	nd = upgrade_nodes(inv, down, NULL);
 	assert_int_equal(upg_plan_make(nd, inv->nhosts, 2, false, &p, &err), 0);
 	assert_int_equal(p.nbatches, 3);
-	upgrade_playbook(inv, &p, &to, "/tmp/a \"b\".tgz", NULL, &yaml);
+	upgrade_playbook(inv, &p, &to, &(struct upgrade_files){ "/tmp/a \"b\".tgz", NULL, NULL },
+			 &yaml);
 	if (playbook_load_buf("upgrade.yaml", yaml.buf, yaml.len, stage_modules, stage_nmodules,
 			      &pb, &err) || playbook_resolve(pb, inv, &err))
 		fail_msg("%s\n%s", err_msg(&err), yaml.buf);
@@ -284,6 +285,71 @@ static void test_playbook_loads(void **state)
 	assert_int_equal(k, 13);
 	assert_string_equal(pb->stages[k].hosts, "dgx[03,06]");
 	assert_non_null(strstr(yaml.buf, "tarball: \"/tmp/a \\\"b\\\".tgz\""));
+	playbook_free(pb);
+	upg_plan_release(&p);
+	free(nd);
+	strbuf_release(&yaml);
+	inventory_free(inv);
+}
+
+/* The generated playbook, loaded against the real module table and inv. */
+static struct playbook *load_playbook(const struct inventory *inv, const struct strbuf *yaml)
+{
+	struct playbook *pb = NULL;
+	struct err err = ERR_INIT;
+
+	if (playbook_load_buf("upgrade.yaml", yaml->buf, yaml->len, stage_modules, stage_nmodules,
+			      &pb, &err) || playbook_resolve(pb, inv, &err))
+		fail_msg("%s\n%s", err_msg(&err), yaml->buf);
+	return pb;
+}
+
+/* --to ofed=,driver=: per batch the driver after OFED and before peer
+ * memory, with its version and the runfile given on the command line. */
+static void test_playbook_driver(void **state)
+{
+	static const char inv_yaml[] =
+		"cluster: { name: t }\n"
+		"hosts:\n"
+		"  dgx[01-04]: { address: \"10.0.0.[1-4]\" }\n"
+		"groups:\n"
+		"  gpu_worker: { hosts: \"dgx[01-04]\" }\n"
+		"  scale_client: { hosts: \"dgx[01-04]\" }\n"
+		"  scale_quorum: { hosts: \"dgx[01-03]\" }\n";
+	struct inventory *inv = NULL;
+	struct playbook *pb = NULL;
+	struct upgrade_to both = { .ofed = "MLNX_OFED_LINUX-5.0-2.1.8.0", .driver = "570.124.06" };
+	struct upgrade_to driver = { .driver = "570.124.06" };
+	struct strbuf yaml = STRBUF_INIT;
+	struct err err = ERR_INIT;
+	struct upg_plan p;
+	struct upg_node *nd;
+	bool down[4] = { false };
+
+	(void)state;
+	if (inventory_load_buf("inv.yaml", inv_yaml, strlen(inv_yaml), &inv, &err))
+		fail_msg("inventory: %s", err_msg(&err));
+	nd = upgrade_nodes(inv, down, NULL);
+	assert_int_equal(upg_plan_make(nd, inv->nhosts, 4, false, &p, &err), 0);
+	upgrade_playbook(inv, &p, &both, &(struct upgrade_files){ NULL, NULL,
+			 "/srv/NVIDIA-Linux-x86_64-570.124.06.run" }, &yaml);
+	pb = load_playbook(inv, &yaml);
+	assert_string_equal(pb->stages[1].module->name, "ofed");
+	assert_string_equal(pb->stages[2].name, "b1-driver");
+	assert_string_equal(pb->stages[2].module->name, "gpu_driver");
+	assert_string_equal(pb->stages[3].module->name, "peermem");
+	assert_non_null(strstr(yaml.buf, "      version: \"570.124.06\"\n"
+			       "      installer: \"/srv/NVIDIA-Linux-x86_64-570.124.06.run\"\n"));
+	playbook_free(pb);
+	/* the driver alone: peer memory still follows it; the runfile from the inventory */
+	strbuf_setlen(&yaml, 0);
+	upgrade_playbook(inv, &p, &driver, &(struct upgrade_files){ 0 }, &yaml);
+	pb = load_playbook(inv, &yaml);
+	assert_string_equal(pb->stages[0].module->name, "scale_node");
+	assert_string_equal(pb->stages[1].module->name, "gpu_driver");
+	assert_string_equal(pb->stages[2].module->name, "peermem");
+	assert_null(strstr(yaml.buf, "installer:"));
+	assert_null(strstr(yaml.buf, "module: ofed"));
 	playbook_free(pb);
 	upg_plan_release(&p);
 	free(nd);
@@ -318,7 +384,7 @@ static void test_playbook_kube_drains_each_batch(void **state)
 	assert_true(kube_layer(inv));
 	nd = upgrade_nodes(inv, down, NULL);
 	assert_int_equal(upg_plan_make(nd, inv->nhosts, 2, false, &p, &err), 0);
-	upgrade_playbook(inv, &p, &to, NULL, NULL, &yaml);
+	upgrade_playbook(inv, &p, &to, &(struct upgrade_files){ 0 }, &yaml);
 	if (playbook_load_buf("upgrade.yaml", yaml.buf, yaml.len, stage_modules, stage_nmodules,
 			      &pb, &err) || playbook_resolve(pb, inv, &err))
 		fail_msg("%s\n%s", err_msg(&err), yaml.buf);
@@ -353,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_control_plane),
 		cmocka_unit_test(test_to_parse),
 		cmocka_unit_test(test_playbook_loads),
+		cmocka_unit_test(test_playbook_driver),
 		cmocka_unit_test(test_playbook_kube_drains_each_batch),
 	};
 	return cmocka_run_group_tests_name("upgrade", tests, NULL, NULL);

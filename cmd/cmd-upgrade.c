@@ -46,8 +46,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: bringup upgrade -i INVENTORY --to ofed=VER[,scale=VER][,driver=VER]\n"
-		"                       [--batch N|P%%]"
-		"                       [--check | --resume]\n"
+		"                       [--batch N|P%%] [--check | --resume]\n"
 		"\n"
 		"Moves a running cluster to a new release a batch of nodes at a time. Per node:\n"
 		"with a Kubernetes layer (cluster var openshift) cordon and drain through the\n"

@@ -111,9 +111,14 @@ static int smi_gpu_line1(struct smi_state *st, char **cell)
 static int smi_gpu_line2(struct smi_state *st, char **cell)
 {
 	char *t[6], *m[3], *u[2];
+	/* GPUs sharing the host's memory (Jetson, GB10) print
+	 * "Not Supported" (or "N/A") instead of "used / total" */
+	int no_mem = !strcmp(cell[1], "Not Supported") || !strcmp(cell[1], "N/A");
 
+	if (no_mem)
+		m[0] = m[2] = cell[1];
 	if (split_ws(cell[0], t, 6) != 6 || strcmp(t[4], "/") ||
-	    split_ws(cell[1], m, 3) != 3 || strcmp(m[1], "/") ||
+	    (!no_mem && (split_ws(cell[1], m, 3) != 3 || strcmp(m[1], "/"))) ||
 	    split_ws(cell[2], u, 2) != 2)
 		return -1;
 	jset_str(st->gpu, "fan", t[0]);
@@ -217,6 +222,10 @@ static int smi_line(void *state, struct pline *ln, struct err *err)
 			smi_banner_field(st->root, s, "NVIDIA-SMI", "smi_version");
 			smi_banner_field(st->root, s, "Driver Version:", "driver_version");
 			smi_banner_field(st->root, s, "CUDA Version:", "cuda_version");
+			/* R610 renamed them: the kernel-mode driver is the
+			 * driver, the user-mode CUDA library the CUDA version */
+			smi_banner_field(st->root, s, "KMD Version:", "driver_version");
+			smi_banner_field(st->root, s, "CUDA UMD Version:", "cuda_version");
 		}
 		return 0; /* column headings */
 	case SMI_GPUS:

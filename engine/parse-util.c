@@ -412,6 +412,11 @@ int parse_done(int rc, json_t *root, json_t **ret)
 		*ret = NULL;
 		return rc;
 	}
+	/* parse.h: a result without the tool's own failure says so, whichever
+	 * parser built it, so that a caller never has to guess from a
+	 * missing key */
+	if (!json_object_get(root, "ok"))
+		jset_bool(root, "ok", 1);
 	*ret = root;
 	return 0;
 }

@@ -374,12 +374,40 @@ static void test_mmhealth_failure_and_bad_row(void **state)
 	err_clear(&err);
 }
 
+/* A three-VM cluster: mmgetstate's wider name column, and mmlscluster
+ * designations with "-perfmon" (the node also collects performance data). */
+static void test_gpfs_three_vms_perfmon(void **state)
+{
+	json_t *j = parse_fixture("mmgetstate", "mmgetstate_a_3_vms_active_wide_name_column.txt");
+
+	(void)state;
+	assert_jbool_at(j, "ok", 1);
+	assert_jsize_at(j, "nodes", 3);
+	assert_jint_at(j, "nodes/2/number", 3);
+	assert_jstr_at(j, "nodes/2/name", "gpfs3");
+	assert_jstr_at(j, "nodes/2/state", "active");
+	json_decref(j);
+
+	j = parse_fixture("mmlscluster", "mmlscluster_3_vms_quorum_manager_perfmon_designations.txt");
+	assert_jbool_at(j, "ok", 1);
+	assert_jstr_at(j, "cluster/gpfs_cluster_name", "gpfs1.gpfs1");
+	assert_jstr_at(j, "cluster/gpfs_cluster_id", "17502596657464854352");
+	assert_jstr_at(j, "cluster/repository_type", "CCR");
+	assert_jsize_at(j, "nodes", 3);
+	assert_jstr_at(j, "nodes/1/daemon_node_name", "gpfs2");
+	assert_jstr_at(j, "nodes/1/ip_address", "10.28.81.16");
+	assert_jstr_at(j, "nodes/1/designation", "quorum-perfmon");
+	assert_jstr_at(j, "nodes/2/designation", "quorum-manager-perfmon");
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mmgetstate),
 		cmocka_unit_test(test_mmgetstate_unreachable_and_failure),
 		cmocka_unit_test(test_mmlscluster),
+		cmocka_unit_test(test_gpfs_three_vms_perfmon),
 		cmocka_unit_test(test_mmlsconfig_node_classes),
 		cmocka_unit_test(test_mmlsmount_remote),
 		cmocka_unit_test(test_mmremotecluster),

@@ -353,6 +353,105 @@ static void test_ofed_info_forms(void **state)
 			  "line 2: more than one line");
 }
 
+/* RoCE host: CX-7 Ethernet ports at 400, CX-6 Dx at 100, one port Down /
+ * Polling and one Down / Disabled, both at Rate 40; Port GUIDs all zero. */
+static void test_ibstat_roce_polling_and_disabled(void **state)
+{
+	json_t *j = parse_fixture("ibstat", "h100_cx7_roce_400_cx6dx_100_eth_ports_down_polling_disabled.txt");
+
+	(void)state;
+	assert_jbool_at(j, "ok", 1);
+	assert_jsize_at(j, "cas", 12);
+	assert_jstr_at(j, "cas/1/name", "mlx5_1");
+	assert_jstr_at(j, "cas/1/type", "MT4125");
+	assert_jint_at(j, "cas/1/ports/0/rate", 100);
+	assert_jstr_at(j, "cas/3/name", "mlx5_11");
+	assert_jstr_at(j, "cas/3/ports/0/state", "Down");
+	assert_jstr_at(j, "cas/3/ports/0/physical_state", "Polling");
+	assert_jint_at(j, "cas/3/ports/0/rate", 40);
+	assert_jstr_at(j, "cas/3/ports/0/link_layer", "Ethernet");
+	assert_jstr_at(j, "cas/7/name", "mlx5_5");
+	assert_jstr_at(j, "cas/7/ports/0/physical_state", "Disabled");
+	assert_jstr_at(j, "cas/11/name", "mlx5_9");
+	assert_jint_at(j, "cas/11/ports/0/rate", 400);
+	json_decref(j);
+
+	/* the whole listing before ibpanic is kept, the panic makes it fail */
+	j = parse_fixture("ibstat", "ibpanic_azure_a100_8x_hdr_listing_then_mlx5_8_stat_failed_full.txt");
+	assert_tool_failure(j, "ibpanic: [1400444] main: stat of IB device 'mlx5_8' failed: No such file or directory");
+	assert_jsize_at(j, "cas", 8);
+	assert_jstr_at(j, "cas/0/type", "MT4124");
+	assert_jstr_at(j, "cas/7/name", "mlx5_7");
+	assert_jint_at(j, "cas/7/ports/0/rate", 200);
+	assert_jstr_at(j, "cas/7/ports/0/link_layer", "InfiniBand");
+	json_decref(j);
+}
+
+/* ibstatus with 8-space indentation, an Ethernet port with gid unknown. */
+static void test_ibstatus_a100_8space(void **state)
+{
+	json_t *j = parse_fixture("ibstatus", "a100_8x_hdr200_plus_qdr_eth_8space_indent.txt");
+
+	(void)state;
+	assert_jsize_at(j, "cas", 9);
+	assert_jstr_at(j, "cas/3/name", "mlx5_3");
+	assert_jint_at(j, "cas/3/ports/0/base_lid", 0x33dc);
+	assert_jint_at(j, "cas/3/ports/0/sm_lid", 1);
+	assert_jstr_at(j, "cas/3/ports/0/state", "ACTIVE");
+	assert_jint_at(j, "cas/3/ports/0/rate", 200);
+	assert_jstr_at(j, "cas/3/ports/0/speed", "HDR");
+	assert_jstr_at(j, "cas/8/name", "mlx5_8");
+	assert_jint_at(j, "cas/8/ports/0/rate", 40);
+	assert_jstr_at(j, "cas/8/ports/0/speed", "QDR");
+	assert_jstr_at(j, "cas/8/ports/0/link_layer", "Ethernet");
+	json_decref(j);
+}
+
+/* Older libibverbs print "Device ports:" before the ports (mlx4, two
+ * ports each); a RoCE port down printed with spaces. */
+static void test_ibv_devinfo_device_ports_and_roce_down(void **state)
+{
+	json_t *j = parse_fixture("ibv_devinfo", "ibv_devinfo_mlx4_2_hcas_dual_port_device_ports_tabs.txt");
+
+	(void)state;
+	assert_jsize_at(j, "cas", 2);
+	assert_jstr_at(j, "cas/0/name", "mlx4_1");
+	assert_jstr_at(j, "cas/0/type", "4099");
+	assert_jint_at(j, "cas/0/ports_count", 2);
+	assert_jsize_at(j, "cas/0/ports", 2);
+	assert_jint_at(j, "cas/0/ports/0/base_lid", 22);
+	assert_jstr_at(j, "cas/0/ports/1/state", "PORT_DOWN");
+	assert_jint_at(j, "cas/0/ports/1/port", 2);
+	assert_jstr_at(j, "cas/1/name", "mlx4_0");
+	assert_jint_at(j, "cas/1/ports/0/sm_lid", 18);
+	assert_jint_at(j, "cas/1/ports/0/base_lid", 32);
+	json_decref(j);
+
+	j = parse_fixture("ibv_devinfo", "ibv_devinfo_cx6dx_roce_port_down_excerpt_spaces.txt");
+	assert_jstr_at(j, "cas/0/name", "mlx5_12");
+	assert_jstr_at(j, "cas/0/fw", "22.38.1900");
+	assert_jstr_at(j, "cas/0/ports/0/state", "PORT_DOWN");
+	assert_jint_at(j, "cas/0/ports/0/active_mtu", 1024);
+	assert_jstr_at(j, "cas/0/ports/0/link_layer", "Ethernet");
+	json_decref(j);
+}
+
+/* DOCA-OFED's ofed_info -s: flavour "OFED-internal", long versions. */
+static void test_ofed_info_doca(void **state)
+{
+	json_t *j = parse_fixture("ofed_info", "ofed_info_s_doca_ofed_internal_24_10.txt");
+
+	(void)state;
+	assert_jstr_at(j, "flavour", "OFED-internal");
+	assert_jstr_at(j, "version", "24.10-1.1.4.0.200");
+	assert_jstr_at(j, "release", "24.10");
+	json_decref(j);
+	j = parse_fixture("ofed_info", "ofed_info_s_doca_ofed_internal_25_10.txt");
+	assert_jstr_at(j, "flavour", "OFED-internal");
+	assert_jstr_at(j, "version", "25.10-1.7.1");
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +472,10 @@ int main(void)
 		cmocka_unit_test(test_ofed_info),
 		cmocka_unit_test(test_ib_tool_failures),
 		cmocka_unit_test(test_ofed_info_forms),
+		cmocka_unit_test(test_ibstat_roce_polling_and_disabled),
+		cmocka_unit_test(test_ibstatus_a100_8space),
+		cmocka_unit_test(test_ibv_devinfo_device_ports_and_roce_down),
+		cmocka_unit_test(test_ofed_info_doca),
 	};
 	return cmocka_run_group_tests_name("parse-ib", tests, NULL, NULL);
 }

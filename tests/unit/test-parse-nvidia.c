@@ -323,6 +323,148 @@ static void test_topo_wrong_shape_rows(void **state)
 	strbuf_release(&sb);
 }
 
+/* Newer banners: R580 rules the banner off with "+---+", R610 names the
+ * driver "KMD Version" and CUDA "CUDA UMD Version". */
+static void test_smi_table_580_and_610_banners(void **state)
+{
+	json_t *j = parse_fixture("nvidia-smi", "t4_580_126_plus_rule_under_banner_gpu_table_excerpt.txt");
+
+	(void)state;
+	assert_jstr_at(j, "timestamp", "Mon Mar  2 23:57:58 2026");
+	assert_jstr_at(j, "driver_version", "580.126.09");
+	assert_jstr_at(j, "cuda_version", "13.0");
+	assert_jsize_at(j, "gpus", 1);
+	assert_jstr_at(j, "gpus/0/name", "Tesla T4");
+	assert_jstr_at(j, "gpus/0/bus_id", "00000000:00:1E.0");
+	assert_jint_at(j, "gpus/0/ecc_uncorrected", 0);
+	assert_jint_at(j, "gpus/0/power_draw_w", 9);
+	assert_jint_at(j, "gpus/0/power_cap_w", 70);
+	assert_jint_at(j, "gpus/0/memory_total_mib", 15360);
+	assert_jstr_at(j, "gpus/0/mig_mode", "N/A");
+	json_decref(j);
+
+	j = parse_fixture("nvidia-smi", "r610_kmd_umd_banner_rtx3080_gpu_table_excerpt.txt");
+	assert_jbool_at(j, "ok", 1);
+	assert_jstr_at(j, "timestamp", "Mon Jul 20 06:15:02 2026");
+	assert_jstr_at(j, "smi_version", "610.43.03");
+	assert_jstr_at(j, "driver_version", "610.43.03");
+	assert_jstr_at(j, "cuda_version", "13.3");
+	assert_jstr_at(j, "gpus/0/name", "NVIDIA GeForce RTX 3080 ...");
+	assert_jint_at(j, "gpus/0/power_draw_w", 751);
+	assert_jint_at(j, "gpus/0/power_cap_w", 80);
+	assert_jint_at(j, "gpus/0/memory_used_mib", 14);
+	assert_jint_at(j, "gpus/0/memory_total_mib", 16384);
+	assert_jint_at(j, "gpus/0/utilization_percent", 6);
+	json_decref(j);
+}
+
+/* GPUs on the host's memory print "Not Supported" for Memory-Usage (GB10)
+ * and N/A nearly everywhere (Jetson): kept as strings, not an error. */
+static void test_smi_table_memory_not_supported(void **state)
+{
+	json_t *j = parse_fixture("nvidia-smi", "gb10_580_126_memory_not_supported.txt");
+
+	(void)state;
+	assert_jbool_at(j, "ok", 1);
+	assert_null(jpath(j, "timestamp"));
+	assert_jstr_at(j, "gpus/0/name", "NVIDIA GB10");
+	assert_jstr_at(j, "gpus/0/bus_id", "0000000F:01:00.0");
+	assert_jint_at(j, "gpus/0/temperature_c", 36);
+	assert_jint_at(j, "gpus/0/power_draw_w", 3);
+	assert_jstr_at(j, "gpus/0/power_cap_w", "N/A");
+	assert_jstr_at(j, "gpus/0/memory_used_mib", "Not Supported");
+	assert_jstr_at(j, "gpus/0/memory_total_mib", "Not Supported");
+	assert_jint_at(j, "gpus/0/utilization_percent", 0);
+	assert_jstr_at(j, "gpus/0/compute_mode", "Default");
+	json_decref(j);
+
+	j = parse_fixture("nvidia-smi", "jetson_orin_540_all_na_gpu_table_excerpt.txt");
+	assert_jstr_at(j, "driver_version", "540.4.0");
+	assert_jstr_at(j, "cuda_version", "N/A");
+	assert_jstr_at(j, "gpus/0/name", "Orin (nvgpu)");
+	assert_jstr_at(j, "gpus/0/persistence_mode", "N/A");
+	assert_jstr_at(j, "gpus/0/bus_id", "N/A");
+	assert_jstr_at(j, "gpus/0/temperature_c", "N/A");
+	assert_jstr_at(j, "gpus/0/performance_state", "N/A");
+	assert_jstr_at(j, "gpus/0/memory_used_mib", "Not Supported");
+	assert_jstr_at(j, "gpus/0/utilization_percent", "N/A");
+	json_decref(j);
+}
+
+/* R470's narrow table with the MIG M. row; R410.48 printed no CUDA
+ * version at all. */
+static void test_smi_table_470_and_410_48(void **state)
+{
+	json_t *j = parse_fixture("nvidia-smi", "a10g_470_256_narrow_mig_row_gpu_table_excerpt.txt");
+
+	(void)state;
+	assert_jstr_at(j, "driver_version", "470.256.02");
+	assert_jstr_at(j, "cuda_version", "11.4");
+	assert_jstr_at(j, "gpus/0/name", "NVIDIA A10G");
+	assert_jstr_at(j, "gpus/0/persistence_mode", "On");
+	assert_jstr_at(j, "gpus/0/fan", "0%");
+	assert_jint_at(j, "gpus/0/temperature_c", 25);
+	assert_jint_at(j, "gpus/0/memory_total_mib", 22731);
+	assert_jstr_at(j, "gpus/0/mig_mode", "N/A");
+	json_decref(j);
+
+	j = parse_fixture("nvidia-smi", "v100_dgxs_410_48_no_cuda_version_gpu_table_excerpt.txt");
+	assert_jstr_at(j, "driver_version", "410.48");
+	assert_null(jpath(j, "cuda_version"));
+	assert_jstr_at(j, "gpus/0/name", "Tesla V100-DGXS...");
+	assert_jstr_at(j, "gpus/0/bus_id", "00000000:82:00.0");
+	assert_jint_at(j, "gpus/0/memory_used_mib", 449);
+	assert_jint_at(j, "gpus/0/memory_total_mib", 32478);
+	assert_null(jpath(j, "gpus/0/mig_mode"));
+	json_decref(j);
+}
+
+/* -q: an A10 with rows pending remap (R535), a TITAN V on R560. */
+static void test_smi_q_a10_remap_pending_and_560(void **state)
+{
+	json_t *j = parse_fixture("nvidia-smi-q", "a10_535_129_remapped_rows_pending_uncorrectable_4.txt");
+
+	(void)state;
+	assert_jstr_at(j, "driver_version", "535.129.03");
+	assert_jint_at(j, "attached_gpus", 1);
+	assert_jstr_at(j, "gpus/0/product_name", "NVIDIA A10");
+	assert_jstr_at(j, "gpus/0/bus_id", "00000000:07:00.0");
+	assert_jint_at(j, "gpus/0/remapped_rows/correctable", 0);
+	assert_jint_at(j, "gpus/0/remapped_rows/uncorrectable", 4);
+	assert_jbool_at(j, "gpus/0/remapped_rows/pending", 1);
+	assert_jbool_at(j, "gpus/0/remapped_rows/failure_occurred", 0);
+	assert_jint_at(j, "gpus/0/pcie/gen_current", 4);
+	json_decref(j);
+
+	j = parse_fixture("nvidia-smi-q", "titan_v_560_35_pcie_gen1_idle.txt");
+	assert_jstr_at(j, "driver_version", "560.35.03");
+	assert_jstr_at(j, "cuda_version", "12.6");
+	assert_jstr_at(j, "gpus/0/product_name", "NVIDIA TITAN V");
+	assert_jstr_at(j, "gpus/0/architecture", "Volta");
+	assert_jint_at(j, "gpus/0/pcie/gen_max", 3);
+	assert_jint_at(j, "gpus/0/pcie/gen_current", 1);
+	assert_jbool_at(j, "gpus/0/clocks_event_reasons/idle", 1);
+	assert_jbool_at(j, "gpus/0/clocks_event_reasons/hw_slowdown", 0);
+	assert_null(jpath(j, "gpus/0/remapped_rows"));
+	json_decref(j);
+}
+
+/* Two GPUs, no NICs, tab-separated, GPU NUMA ID column (R5xx). */
+static void test_topo_two_gpus_tabs(void **state)
+{
+	json_t *j = parse_fixture("nvidia-smi-topo", "topo_m_2_gpus_phb_gpu_numa_id_tabs_no_nics.txt");
+
+	(void)state;
+	assert_jsize_at(j, "devices", 2);
+	assert_jstr_at(j, "devices/0/name", "GPU0");
+	assert_jstr_at(j, "devices/0/links/GPU1", "PHB");
+	assert_jstr_at(j, "devices/1/links/GPU0", "PHB");
+	assert_jstr_at(j, "devices/1/cpu_affinity", "0-63");
+	assert_jint_at(j, "devices/1/numa_affinity", 0);
+	assert_jstr_at(j, "devices/1/gpu_numa_id", "N/A");
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +473,11 @@ int main(void)
 		cmocka_unit_test(test_topo_numa_id_and_old_legend),
 		cmocka_unit_test(test_topo_wrong_shape_rows),
 		cmocka_unit_test(test_smi_table_h100),
+		cmocka_unit_test(test_smi_table_580_and_610_banners),
+		cmocka_unit_test(test_smi_table_memory_not_supported),
+		cmocka_unit_test(test_smi_table_470_and_410_48),
+		cmocka_unit_test(test_smi_q_a10_remap_pending_and_560),
+		cmocka_unit_test(test_topo_two_gpus_tabs),
 		cmocka_unit_test(test_smi_table_510_blank_process_names),
 		cmocka_unit_test(test_smi_table_err_values),
 		cmocka_unit_test(test_smi_q_h100_power_brake),

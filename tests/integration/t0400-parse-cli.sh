@@ -95,6 +95,7 @@ expect nvidia-smi h100_8x_550_healthy.txt driver_version 550.90.07
 expect nvidia-smi h100_8x_550_healthy.txt gpus/7/bus_id 00000000:DB:00.0
 expect nvidia-smi geforce_2x_510_processes_without_names.txt processes/5/pid 167726
 expect nvidia-smi gtx1050ti_535_power_na_err_two_processes.txt gpus/0/power_cap_w ERR!
+expect nvidia-smi t4_535_230_narrow_bus_id_gpu_table_excerpt.txt gpus/0/memory_total_mib 15360
 expect nvidia-smi-q h100_8x_535_hw_slowdown_active_degraded.txt gpus/5/clocks_event_reasons/hw_power_brake_slowdown true
 expect nvidia-smi-q a100_sxm4_8x_460_healthy_full.txt gpus/0/clocks_event_reasons/idle true
 expect nvidia-smi-q a100_sxm4_8x_460_healthy_full.txt gpus/0/pcie/gen_max 4

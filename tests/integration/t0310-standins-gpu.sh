@@ -2,7 +2,9 @@
 # Proves the GPU and benchmark stand-ins of the simulated nodes (nvidia-smi,
 # lspci, dmesg, ib_write_bw, all_reduce_perf, tf_cnn_benchmarks, multiproc.py) print the
 # real tools' layouts (checked against the real captures in
-# tests/fixtures/sim-gpu/real and the reviewed outputs in .../expected) and
+# tests/fixtures/sim-gpu/real and tests/fixtures/tools/nvidia-smi, one
+# nvidia-smi table per driver generation, and the reviewed outputs in
+# tests/fixtures/sim-gpu/expected) and
 # that the GPU, IB and memlock faults change exactly what they should.
 # Runs the stand-ins directly on node directories; no sshd involved.
 . "$(dirname "$0")/lib.sh"
@@ -48,6 +50,124 @@ diff -u "$OUT/b.cols" "$OUT/a.cols" || fail "nvidia-smi (440) fields end elsewhe
 for f in "$DGX1" "$OUT/dgx1-table"; do sed -n 3p "$f"; done >"$OUT/v"
 [ "$(awk '{ print index($0, "Driver Version:"), index($0, "CUDA Version:"), length($0) }' "$OUT/v" | sort -u | wc -l)" -eq 1 ] ||
 	fail "nvidia-smi (440) version line differs: $(cat "$OUT/v")"
+
+# Each driver generation prints the layout of its real capture
+# (tests/fixtures/tools/nvidia-smi, sources in SOURCES.md there). A node
+# running the capture's driver, CUDA version and GPU model prints, up to the
+# end of the capture's first GPU: every line without a value as the capture
+# has it (borders, column heads, MIG row), and in every line with values
+# each field ending in the capture's column (nvidia-smi right-aligns its
+# values; the version line thus has its labels where the capture has them).
+# Only the timestamp line, trailing blanks (the copies differ) and the
+# values (bus ids, temperatures, power, memory) may differ. The 540 capture
+# is a Jetson whose GPU cells are all N/A, which the stand-in never prints:
+# there N/A counts as a value and only the cell borders of the GPU rows are
+# compared.
+SMI=$(cd "$(dirname "$0")/../fixtures/tools/nvidia-smi" && pwd)
+
+# smi_node NAME DRIVER CUDA MODEL [state]: a DGX-1 node with that driver and
+# GPU model; with "state" the driver is one a runfile installed and a boot
+# loaded (state/gpu_driver, state/gpu_driver_loaded) over the image's 440,
+# whose CUDA version (node.conf) the stand-in keeps printing: a value of the
+# same width here, so CUDA is only set for an image's driver.
+smi_node() {
+	mknode "$D/$1" "$1" 0 1 ready dgx1
+	sed -i "s|^GPU_MODEL=.*|GPU_MODEL='$4'|" "$D/$1/node.conf"
+	[ "${5:-}" = state ] ||
+		sed -i "s|^GPU_DRIVER=.*|GPU_DRIVER='$2'|; s|^CUDA_VERSION=.*|CUDA_VERSION='$3'|" "$D/$1/node.conf"
+	initnode "$D/$1" "$CLUSTER" || fail "init of $1 failed"
+	if [ "${5:-}" = state ]; then
+		echo "$2" >"$D/$1/state/gpu_driver"
+		echo "$2" >"$D/$1/state/gpu_driver_loaded"
+	fi
+}
+
+# smi_layout CAPTURE OUTPUT [cells]: OUTPUT has CAPTURE's layout, as above;
+# with "cells", GPU rows are compared by their cell borders only.
+smi_layout() {
+	k=$(wc -l <"$1")
+	na=
+	[ "${3:-}" = cells ] && na='s|N/A|0/0|g; s|Not Supported|0000000000000|'
+	sed "1d; s/ *\$//; $na" "$1" >"$OUT/b"
+	head -n "$k" "$2" | sed "1d; s/ *\$//; $na" >"$OUT/a"
+	grep -v '[0-9]' "$OUT/b" >"$OUT/b.fixed"
+	grep -v '[0-9]' "$OUT/a" >"$OUT/a.fixed"
+	diff -u "$OUT/b.fixed" "$OUT/a.fixed" || return 1
+	if [ "${3:-}" = cells ]; then
+		for f in a b; do
+			{ sed -n 2p "$OUT/$f" | colends; grep '[0-9]' "$OUT/$f" | sed 's/[^|]/ /g; s/ *$//'; } >"$OUT/$f.cols"
+		done
+	else
+		for f in a b; do grep '[0-9]' "$OUT/$f" | colends >"$OUT/$f.cols"; done
+	fi
+	diff -u "$OUT/b.cols" "$OUT/a.cols"
+}
+
+# smi_parses CAPTURE OUTPUT: bringup's parser reads OUTPUT (ok, 8 GPUs, no
+# processes) with the fields it finds in the real CAPTURE: the same driver
+# version, GPU name as cut, version fields and per-GPU fields (MIG mode from
+# 450 on). The Jetson's N/A cells are values the stand-in does not print.
+smi_parses() {
+	"$BRINGUP" parse nvidia-smi "$1" >"$OUT/b.json" || return 1
+	"$BRINGUP" parse nvidia-smi "$2" >"$OUT/a.json" || return 1
+	python3 - "$OUT/b.json" "$OUT/a.json" <<'PY'
+import json, sys
+b, a = (json.load(open(f)) for f in sys.argv[1:])
+top = lambda j: sorted(set(j) - {"processes", "timestamp"})
+bad = []
+if a["ok"] is not True or len(a["gpus"]) != 8 or a["processes"] != []:
+    bad.append("not 8 GPUs without processes")
+for k in ("driver_version", "smi_version"):
+    if a[k] != b[k]:
+        bad.append("%s %r, capture %r" % (k, a[k], b[k]))
+if a["gpus"][0]["name"] != b["gpus"][0]["name"]:
+    bad.append("name %r, capture %r" % (a["gpus"][0]["name"], b["gpus"][0]["name"]))
+if top(a) != top(b):
+    bad.append("fields %s, capture %s" % (top(a), top(b)))
+if "temperature_c" in b["gpus"][0] and sorted(a["gpus"][0]) != sorted(b["gpus"][0]):
+    bad.append("GPU fields %s, capture %s" % (sorted(a["gpus"][0]), sorted(b["gpus"][0])))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+}
+
+# GENERATION DRIVER CUDA PERSISTENCE CAPTURE MODEL, one a line (persistence
+# as the capture shows it, set with -pm 0 where it is Off).
+# 410.48's banner has no CUDA Version field; 470 adds the MIG M. row to the
+# narrow table; 535/540 have the 22-wide Bus-Id column; 580 a +---+ rule
+# under the banner; 610 KMD/CUDA UMD Version. 580 and 610 come as runfile
+# upgrades, the others as the image's driver. The RTX 3080's full name is
+# longer than the column and is cut as the capture shows.
+while read -r v drv cuda pm cap model <&3; do
+	how=
+	case $v in 580 | 610) how=state;; esac
+	smi_node "smi$v" "$drv" "$cuda" "$model" $how
+	[ "$pm" = Off ] && { on "$D/smi$v" nvidia-smi -pm 0 >/dev/null || fail "-pm 0 ($v)"; }
+	on "$D/smi$v" nvidia-smi >"$OUT/smi$v" || fail "nvidia-smi ($v) failed"
+	mode=
+	[ "$v" = 540 ] && mode=cells
+	smi_layout "$SMI/$cap" "$OUT/smi$v" $mode || fail "nvidia-smi ($drv) layout differs from $cap"
+	smi_parses "$SMI/$cap" "$OUT/smi$v" || fail "bringup parse nvidia-smi ($drv) differs from its capture"
+done 3<<LIST
+410 410.48 10.0 Off v100_dgxs_410_48_no_cuda_version_gpu_table_excerpt.txt Tesla V100-DGXS-32GB
+470 470.256.02 11.4 On a10g_470_256_narrow_mig_row_gpu_table_excerpt.txt NVIDIA A10G
+535 535.230.02 12.2 On t4_535_230_narrow_bus_id_gpu_table_excerpt.txt Tesla T4
+540 540.4.0 N/A On jetson_orin_540_all_na_gpu_table_excerpt.txt Orin (nvgpu)
+580 580.126.09 13.0 On t4_580_126_plus_rule_under_banner_gpu_table_excerpt.txt Tesla T4
+610 610.43.03 13.3 Off r610_kmd_umd_banner_rtx3080_gpu_table_excerpt.txt NVIDIA GeForce RTX 3080 Laptop GPU
+LIST
+# The Processes box: as wide as the table for 530-549 (the GTX 1050 Ti 535
+# capture), and in the 79-column table with GI/CI columns from 450 on (the
+# 510 capture), without them before (410.104). No capture shows one of 580
+# or 610; they print 550's, which the H100 test above compares.
+for p in "535 gtx1050ti_535_power_na_err_two_processes.txt" \
+	"470 geforce_2x_510_processes_without_names.txt" \
+	"410 v100_sxm2_32gb_8x_410_104_dgx1_busy_7_processes.txt"; do
+	set -- $p
+	sed -n '/^| Processes:/,/^|==/p' "$SMI/$2" | sed 's/ *$//' >"$OUT/b"
+	sed -n '/^| Processes:/,/^|==/p' "$OUT/smi$1" | diff -u "$OUT/b" - ||
+		fail "nvidia-smi ($1) Processes box differs from $2"
+done
 
 # -q: every line has the layout of a line of the real 535 capture.
 on "$H" nvidia-smi -q | sed 's/: .*/: V/' >"$OUT/a"

@@ -35,8 +35,27 @@ sim_load() {
 	# A driver a runfile installed replaces the image's on disk (userspace,
 	# module files); the running module stays what was loaded (sim_gpu_kmod_get).
 	GPU_DRIVER_IMAGE=${GPU_DRIVER-}
-	[ -f "$S/gpu_driver" ] && sim_read GPU_DRIVER "$S/gpu_driver"
+	if [ -f "$S/gpu_driver" ]; then
+		sim_read GPU_DRIVER "$S/gpu_driver"
+		sim_cuda_of_driver "$GPU_DRIVER"
+	fi
 	return 0
+}
+
+# sim_cuda_of_driver VERSION: CUDA_VERSION = the CUDA version a driver
+# branch reports in nvidia-smi's banner (the newest CUDA it runs), from
+# NVIDIA's CUDA toolkit release notes ("CUDA Toolkit and Corresponding
+# Driver Versions") and the captures (580.126.09: 13.0, 610.43.03: 13.3); a
+# branch between two known ones reports the lower one's.
+sim_cuda_of_driver() {
+	_cd_m=${1%%.*}
+	for _cd_e in 610:13.3 580:13.0 575:12.9 570:12.8 565:12.7 560:12.6 555:12.5 550:12.4 \
+		545:12.3 535:12.2 530:12.1 525:12.0 520:11.8 515:11.7 510:11.6 495:11.5 470:11.4 \
+		465:11.3 460:11.2 455:11.1 450:11.0 440:10.2 418:10.1 410:10.0; do
+		[ "$_cd_m" -ge "${_cd_e%%:*}" ] 2>/dev/null || continue
+		CUDA_VERSION=${_cd_e#*:}
+		return 0
+	done
 }
 
 # sim_gpu_kmod_get VAR: VAR=the version of the nvidia kernel module loaded

@@ -67,9 +67,9 @@ SMI=$(cd "$(dirname "$0")/../fixtures/tools/nvidia-smi" && pwd)
 
 # smi_node NAME DRIVER CUDA MODEL [state]: a DGX-1 node with that driver and
 # GPU model; with "state" the driver is one a runfile installed and a boot
-# loaded (state/gpu_driver, state/gpu_driver_loaded) over the image's 440,
-# whose CUDA version (node.conf) the stand-in keeps printing: a value of the
-# same width here, so CUDA is only set for an image's driver.
+# loaded (state/gpu_driver, state/gpu_driver_loaded) over the image's 440;
+# its CUDA version is then the one the driver's branch reports (sim-lib.sh's
+# sim_cuda_of_driver), checked against the capture's below.
 smi_node() {
 	mknode "$D/$1" "$1" 0 1 ready dgx1
 	sed -i "s|^GPU_MODEL=.*|GPU_MODEL='$4'|" "$D/$1/node.conf"
@@ -144,6 +144,8 @@ while read -r v drv cuda pm cap model <&3; do
 	smi_node "smi$v" "$drv" "$cuda" "$model" $how
 	[ "$pm" = Off ] && { on "$D/smi$v" nvidia-smi -pm 0 >/dev/null || fail "-pm 0 ($v)"; }
 	on "$D/smi$v" nvidia-smi >"$OUT/smi$v" || fail "nvidia-smi ($v) failed"
+	[ "$how" != state ] || grep -Eq "CUDA (UMD )?Version: $cuda " "$OUT/smi$v" ||
+		fail "nvidia-smi ($drv) after a runfile install: not CUDA $cuda: $(sed -n 3p "$OUT/smi$v")"
 	mode=
 	[ "$v" = 540 ] && mode=cells
 	smi_layout "$SMI/$cap" "$OUT/smi$v" $mode || fail "nvidia-smi ($drv) layout differs from $cap"

@@ -341,7 +341,8 @@ int cmd_precheck(int argc, char **argv)
 	struct cmd_getopt g;
 	const char *inv_path = NULL, *limit = NULL, *format = "text", *out_path = NULL;
 	const char *facts_path = NULL, *state_dir = NULL;
-	char *state = NULL, *upgrading = NULL;
+	char *state = NULL;
+	struct upgrade_to upgrading = { 0 };
 	struct runner_opts ro = { .command_timeout_s = 60 };
 	struct check_opts co = { STRLIST_INIT, STRLIST_INIT };
 	struct inventory *inv = NULL;
@@ -406,10 +407,12 @@ int cmd_precheck(int argc, char **argv)
 		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}
-	/* An unfinished rolling upgrade: two OFED releases are expected for now. */
+	/* An unfinished rolling upgrade: two releases are expected for now. */
 	state = state_dir ? xstrdup(state_dir) : state_dir_default(inv->cluster_name);
-	upgrading = upgrade_in_progress(state);
-	co.upgrade_ofed = upgrading;
+	if (upgrade_in_progress(state, &upgrading)) {
+		co.upgrade_ofed = upgrading.ofed;
+		co.upgrade_driver = upgrading.driver;
+	}
 	n = drop_switches(inv, idx, n);
 	if (check_judge_new(inv, idx, n, &co, &judging.cj, &err)) {
 		status = cmd_fail_inv(inv, &err);
@@ -514,7 +517,7 @@ out:
 	free(idx);
 	strlist_clear(&co.only);
 	strlist_clear(&co.skip);
-	free(upgrading);
+	upgrade_to_release(&upgrading);
 	free(state);
 	strbuf_release(&out);
 	err_clear(&err);

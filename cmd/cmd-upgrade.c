@@ -442,7 +442,7 @@ int cmd_upgrade(int argc, char **argv)
 	close(lock_fd);
 	lock_fd = -1;
 	if (mkdir_p(dir, &err) || write_file(pb, yaml.buf, yaml.len, &err) ||
-	    upgrade_mark(state, to.ofed ? to.ofed : "", &err)) {
+	    upgrade_mark(state, &to, &err)) {
 		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}

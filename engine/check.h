@@ -56,9 +56,10 @@ struct check_result {
 struct check_opts {
 	struct strlist only;     /* --checks: ids or globs ("gpu.*"); empty = all */
 	struct strlist skip;     /* --skip-checks */
-	/* An unfinished `bringup upgrade` moves OFED to this release (its state
-	 * directory says so): the old and the new one are both expected. */
-	const char *upgrade_ofed;
+	/* An unfinished `bringup upgrade` moves OFED (the GPU driver) to this
+	 * release (its state directory says so): the old and the new one are
+	 * both expected. NULL when it does not move them. */
+	const char *upgrade_ofed, *upgrade_driver;
 };
 
 struct check_report {

@@ -163,14 +163,18 @@ struct upg_node *upgrade_nodes(const struct inventory *inv, const bool *down,
 	return nd;
 }
 
-int upgrade_mark(const char *state_dir, const char *ofed, struct err *err)
+int upgrade_mark(const char *state_dir, const struct upgrade_to *to, struct err *err)
 {
 	char *dir = xasprintf("%s/upgrade", state_dir), *path = xasprintf("%s/in-progress", dir);
-	FILE *f;
+	char *what = upgrade_to_str(to);
+	FILE *f = NULL;
 	int rc = mkdir_p(dir, err);
 
-	if (!rc && (!(f = fopen(path, "w")) || fprintf(f, "%s\n", ofed) < 0 || fclose(f)))
+	if (!rc && (!(f = fopen(path, "w")) || fprintf(f, "%s\n", what) < 0))
 		rc = err_set(err, ERR_IO, "%s: %s", path, strerror(errno));
+	if (f && fclose(f) && !rc)
+		rc = err_set(err, ERR_IO, "%s: %s", path, strerror(errno));
+	free(what);
 	free(path);
 	free(dir);
 	return rc;
@@ -184,21 +188,27 @@ void upgrade_unmark(const char *state_dir)
 	free(path);
 }
 
-char *upgrade_in_progress(const char *state_dir)
+bool upgrade_in_progress(const char *state_dir, struct upgrade_to *ret)
 {
-	char *path = xasprintf("%s/upgrade/in-progress", state_dir), line[256];
+	char *path = xasprintf("%s/upgrade/in-progress", state_dir), line[1024];
 	FILE *f = fopen(path, "r");
-	char *ret = NULL;
+	struct err err = ERR_INIT;
+	bool found = false;
 
+	memset(ret, 0, sizeof(*ret));
 	if (f && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
-		if (*line)
-			ret = xstrdup(line);
+		/* bringup before driver= and scale= wrote the OFED release alone */
+		if (*line && !strchr(line, '='))
+			ret->ofed = xstrdup(line), found = true;
+		else if (*line)
+			found = !upgrade_to_parse(line, ret, &err);
 	}
 	if (f)
 		fclose(f);
+	err_clear(&err);
 	free(path);
-	return ret;
+	return found;
 }
 
 char *upgrade_batch_set(const struct inventory *inv, const struct upg_batch *b)

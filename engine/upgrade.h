@@ -74,15 +74,16 @@ int upgrade_scale_installer_check(const char *dir, const char *version, struct e
 char *upgrade_to_str(const struct upgrade_to *to);
 
 /*
- * STATE/upgrade/in-progress: the OFED release an unfinished upgrade moves
- * to, so that precheck reports the mixed-version window as such, not as
- * drift. upgrade_mark writes it (before the first node goes down),
- * upgrade_unmark removes it (the upgrade completed); upgrade_in_progress
- * reads it: the release (caller frees) or NULL when there is none.
+ * STATE/upgrade/in-progress: the releases an unfinished upgrade moves to
+ * (as --to names them), so that precheck reports the mixed-version window
+ * as such, not as drift. upgrade_mark writes it (before the first node goes
+ * down), upgrade_unmark removes it (the upgrade completed);
+ * upgrade_in_progress reads it into *ret (upgrade_to_release it) and says
+ * whether there is one.
  */
-int upgrade_mark(const char *state_dir, const char *ofed, struct err *err);
+int upgrade_mark(const char *state_dir, const struct upgrade_to *to, struct err *err);
 void upgrade_unmark(const char *state_dir);
-char *upgrade_in_progress(const char *state_dir);
+bool upgrade_in_progress(const char *state_dir, struct upgrade_to *ret);
 
 /* A batch's nodes folded ("dgx[01,04-06]"); caller frees. */
 char *upgrade_batch_set(const struct inventory *inv, const struct upg_batch *b);

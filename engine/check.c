@@ -5,10 +5,11 @@
  * A host is judged as soon as its facts are in (check_judge_host) so that
  * precheck keeps a host's parsed facts only as long as its own checks need
  * them; the fleet checks, which compare hosts, run at the end on the few
- * facts they read (check_fleet_facts). The report is then put in the order
+ * values taken of each host as it was judged (check-fleet.h). The report is then put in the order
  * of a run that judged everything at the end.
  */
 #include "check.h"
+#include "check-fleet.h"
 #include "xalloc.h"
 
 #include <fnmatch.h>
@@ -164,6 +165,7 @@ struct check_judge {
 	bool *judged;            /* per position in rep->hosts: its own checks ran */
 	/* per inventory host and check: a result failed (requirements) */
 	unsigned char *failed;
+	struct fleet *fleet;     /* what the fleet checks compare, host by host */
 	/* per result: check index * hosts_n + position, the report's order */
 	size_t *key;
 	size_t key_alloc;
@@ -192,6 +194,7 @@ static void judge(struct check_judge *cj, size_t k, size_t pos, const struct hos
 		.inv = cj->inv, .facts = d->fleet ? f : NULL,
 		.host = &cj->inv->hosts[rep->hosts[pos]], .host_idx = rep->hosts[pos],
 		.hf = hf, .def = d, .rep = rep, .opts = cj->opts,
+		.fleet = d->fleet ? cj->fleet : NULL,
 	};
 	size_t before = rep->n;
 	const char *req;
@@ -229,6 +232,7 @@ static void judge_position(struct check_judge *cj, size_t pos, const struct host
 	if (cj->judged[pos])
 		return;
 	cj->judged[pos] = true;
+	fleet_take(cj->fleet, pos, hf);
 	for (size_t k = 0; k < check_ndefs; k++)
 		if (!check_defs[k].fleet)
 			judge(cj, k, pos, hf, NULL);
@@ -253,6 +257,7 @@ int check_judge_new(const struct inventory *inv, const size_t *hosts, size_t n,
 	cj->filtered = xcalloc(check_ndefs ? check_ndefs : 1, sizeof(bool));
 	cj->judged = xcalloc(n ? n : 1, sizeof(bool));
 	cj->failed = xcalloc((inv->nhosts ? inv->nhosts : 1) * check_ndefs, 1);
+	cj->fleet = fleet_new(inv, rep->hosts, n);
 	if ((rc = validate_globs(&opts->only, "--checks", err)) ||
 	    (rc = validate_globs(&opts->skip, "--skip-checks", err)))
 		goto fail;
@@ -320,6 +325,7 @@ void check_judge_finish(struct check_judge *cj, const struct facts *f,
 
 	for (size_t i = 0; i < rep->hosts_n; i++)
 		judge_position(cj, i, facts_for(f, rep->hosts[i]));
+	fleet_ready(cj->fleet, f);
 	for (size_t k = 0; k < check_ndefs; k++)
 		if (check_defs[k].fleet)
 			for (size_t i = 0; i < rep->hosts_n; i++)
@@ -353,6 +359,7 @@ void check_judge_free(struct check_judge *cj)
 	free(cj->judged);
 	free(cj->failed);
 	free(cj->key);
+	fleet_free(cj->fleet);
 	free(cj);
 }
 

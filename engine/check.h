@@ -36,10 +36,11 @@ struct check_def {
 	bool (*applies)(const struct check_ctx *cc); /* NULL: every host */
 	void (*run)(struct check_ctx *cc);
 	/*
-	 * Reads other hosts' facts (cc->facts): runs once every host's facts
-	 * are in, and reads only the facts named in check_fleet_facts. A check
-	 * without it sees its own host only (cc->facts is NULL), as soon as
-	 * that host's facts arrive, before they are dropped.
+	 * Compares hosts (cc->fleet, cc->facts): runs once every host's facts
+	 * are in, and reads of them only cc->fleet's values, the hosts' rc
+	 * and times, and of its own the facts named in check_fleet_facts. A
+	 * check without it sees its own host only (cc->facts and cc->fleet are
+	 * NULL), as soon as that host's facts arrive, before they are dropped.
 	 */
 	bool fleet;
 };
@@ -81,14 +82,18 @@ struct check_ctx {
 	enum severity severity;  /* after inventory overrides */
 	struct check_report *rep;
 	const struct check_opts *opts;
+	/* fleet checks only: the values of every host they compare
+	 * (check-fleet.h); NULL for the others */
+	const struct fleet *fleet;
 };
 
 /* The check table. */
 extern const struct check_def check_defs[];
 extern const size_t check_ndefs;
 const struct check_def *check_lookup(const char *id);
-/* The facts fleet checks read, of every host; NULL-terminated. The rest of
- * a host's facts can go once its own checks ran (check_judge_host). */
+/* The facts fleet checks read of their own host; NULL-terminated. The rest
+ * of a host's facts can go once its own checks ran (check_judge_host):
+ * what they compare across hosts is taken then (check-fleet.h). */
 extern const char *const check_fleet_facts[];
 
 /*

@@ -97,15 +97,22 @@ static void list_checks(void)
 		       check_defs[i].severity == SEV_FAIL ? "fail" : "warn", check_defs[i].title);
 }
 
-/* Findings quote what hosts printed, which may hold an inventory secret. */
+/* Findings quote what hosts printed, which may hold an inventory secret.
+ * NULL: the string is clean as it is. */
+static char *redact_changed(const char *s, void *arg)
+{
+	char *m = redact_dup(arg, s);
+
+	if (!strcmp(m, s)) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
 static void redact_report(const struct redactor *r, struct check_report *rep)
 {
-	for (size_t i = 0; i < rep->n; i++) {
-		redact_str(r, &rep->r[i].subject);
-		redact_str(r, &rep->r[i].expected);
-		redact_str(r, &rep->r[i].found);
-		redact_str(r, &rep->r[i].detail);
-	}
+	check_report_map_strings(rep, redact_changed, (void *)r);
 }
 
 /*

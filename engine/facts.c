@@ -437,6 +437,9 @@ static int gather_task(struct task_ctx *t, void *arg)
 		goto out;
 	}
 	rc = facts_split(res.out.buf, res.out.len, &hf->raw, task_err(t));
+	/* Split, the text is in hf->raw: its buffer goes before the parsers
+	 * add theirs (64 hosts at once hold both otherwise). */
+	strbuf_release(&res.out);
 	if (rc) {
 		err_prefix(task_err(t), "host %s: ", h->name);
 		goto out;

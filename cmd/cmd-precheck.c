@@ -97,15 +97,22 @@ static void list_checks(void)
 		       check_defs[i].severity == SEV_FAIL ? "fail" : "warn", check_defs[i].title);
 }
 
-/* Findings quote what hosts printed, which may hold an inventory secret. */
+/* Findings quote what hosts printed, which may hold an inventory secret.
+ * NULL: the string is clean as it is. */
+static char *redact_changed(const char *s, void *arg)
+{
+	char *m = redact_dup(arg, s);
+
+	if (!strcmp(m, s)) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
 static void redact_report(const struct redactor *r, struct check_report *rep)
 {
-	for (size_t i = 0; i < rep->n; i++) {
-		redact_str(r, &rep->r[i].subject);
-		redact_str(r, &rep->r[i].expected);
-		redact_str(r, &rep->r[i].found);
-		redact_str(r, &rep->r[i].detail);
-	}
+	check_report_map_strings(rep, redact_changed, (void *)r);
 }
 
 /*
@@ -243,6 +250,12 @@ static bool in_group(const char *id, const char *group)
 
 static void live_checks(struct live *l, const struct check_report *rep, double t)
 {
+	struct report_index ix;
+
+	/* nobody watches: the report says it all */
+	if (!l->tui && !l->progress)
+		return;
+	report_index_init(&ix, rep);
 	for (size_t s = 1; s < l->stages.n; s++) {
 		const char *g = l->stages.v[s];
 		struct strlist names = STRLIST_INIT;
@@ -260,16 +273,22 @@ static void live_checks(struct live *l, const struct check_report *rep, double t
 			bool any = false, warn = false;
 			char *reason = NULL;
 
-			for (size_t k = 0; k < rep->n; k++) {
-				const struct check_result *r = &rep->r[k];
+			/* the host's results of the group's checks, in report order */
+			for (size_t k = 0; k < check_ndefs; k++) {
+				size_t c = i * check_ndefs + k;
 
-				if (r->host != rep->hosts[i] || !in_group(r->def->id, g))
+				if (!in_group(check_defs[k].id, g))
 					continue;
-				any = true;
-				if (r->status == CHECK_FAIL && (!worst || worst->status != CHECK_FAIL))
-					worst = r;
-				else if (r->status == CHECK_WARN && !worst)
-					worst = r, warn = true;
+				for (size_t j = ix.first[c]; j < ix.first[c + 1]; j++) {
+					const struct check_result *r = &rep->r[ix.idx[j]];
+
+					any = true;
+					if (r->status == CHECK_FAIL &&
+					    (!worst || worst->status != CHECK_FAIL))
+						worst = r;
+					else if (r->status == CHECK_WARN && !worst)
+						worst = r, warn = true;
+				}
 			}
 			if (!any) {
 				e.result = RES_SKIPPED;
@@ -295,6 +314,7 @@ static void live_checks(struct live *l, const struct check_report *rep, double t
 		free(set);
 		strlist_clear(&names);
 	}
+	report_index_release(&ix);
 }
 
 static void live_release(struct live *l)

@@ -5,6 +5,7 @@
  * Ids are stable: runbooks and dashboards link to them.
  */
 #include "check-fabric.h"
+#include "check-fleet.h"
 #include "check-scale.h"
 #include "check.h"
 #include "parse.h"
@@ -155,27 +156,6 @@ static void run_ssh_reachable(struct check_ctx *cc)
 		check_pass(cc, NULL, "reachable over SSH", "reachable");
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The median login time of the hosts that answered. */
-static double login_median(const struct facts *f)
-{
-	double *v = xmalloc((f->n ? f->n : 1) * sizeof(*v)), m;
-	size_t n = 0;
-
-	for (size_t i = 0; i < f->n; i++)
-		if (!f->h[i].rc)
-			v[n++] = f->h[i].login_s;
-	qsort(v, n, sizeof(*v), cmp_double);
-	m = n ? v[n / 2] : 0;
-	free(v);
-	return m;
-}
-
 /*
  * The login itself (time to the first byte), not the tools' run time. A host
  * is slow when it is over the limit and also well behind the others: when
@@ -184,7 +164,7 @@ static double login_median(const struct facts *f)
 static void run_ssh_latency(struct check_ctx *cc)
 {
 	double max = check_var_num(cc, "precheck_max_login_s", 4.0);
-	double median = login_median(cc->facts);
+	double median = cc->fleet->login_median;
 	char exp[96], found[64];
 
 	snprintf(exp, sizeof(exp), "login within %.1f s (cluster median %.1f s)", max, median);
@@ -508,35 +488,6 @@ static void run_ib_link_layer(struct check_ctx *cc)
 
 /* ---- OFED ---------------------------------------------------------------- */
 
-static const char *ofed_of(const struct host_facts *hf)
-{
-	return jstr(fact_parsed(hf, "ofed_info"), "version_string");
-}
-
-/* The version most hosts run, when the inventory names none. */
-static const char *ofed_majority(const struct check_ctx *cc)
-{
-	const char *best = NULL;
-	size_t best_n = 0;
-
-	for (size_t i = 0; i < cc->facts->n; i++) {
-		const char *v = ofed_of(&cc->facts->h[i]);
-		size_t n = 0;
-
-		if (!v)
-			continue;
-		for (size_t k = 0; k < cc->facts->n; k++) {
-			const char *w = ofed_of(&cc->facts->h[k]);
-			n += w && !strcmp(v, w);
-		}
-		if (n > best_n) {
-			best = v;
-			best_n = n;
-		}
-	}
-	return best;
-}
-
 /* `got` is the release an unfinished upgrade moves to ("5.0-2.1.8.0" or the full name). */
 static bool upgrading_to(const struct check_ctx *cc, const char *got)
 {
@@ -547,12 +498,14 @@ static bool upgrading_to(const struct check_ctx *cc, const char *got)
 
 static void run_ofed_version(struct check_ctx *cc)
 {
-	const char *want = check_var_str(cc, "ofed_version"), *got = ofed_of(cc->hf);
-	int rc;
+	/* ofed_info as fleet_take kept it: this host's facts are gone */
+	const struct fleet_host *fh = fleet_host(cc->fleet, cc->host_idx);
+	const char *want = check_var_str(cc, "ofed_version"), *got = fh->ofed;
+	int rc = fh->ofed_rc;
 
-	fact_output(cc->hf, "ofed_info", &rc);
+	/* the version most hosts run, when the inventory names none */
 	if (!want)
-		want = ofed_majority(cc);
+		want = cc->fleet->ofed_majority;
 	if (!got)
 		check_fail(cc, NULL, want ? want : "installed",
 			   not_installed(rc) ? "not installed" : "unreadable",
@@ -1129,27 +1082,6 @@ static void run_time_skew(struct check_ctx *cc)
 
 /* ---- subnet manager ----------------------------------------------------- */
 
-/* Which host owns a port GUID (from every host's ibstat); NULL if none. */
-static const struct host *guid_owner(const struct check_ctx *cc, const char *guid)
-{
-	for (size_t i = 0; i < cc->facts->n; i++) {
-		json_t *ca;
-		size_t k;
-
-		json_array_foreach(json_object_get(fact_parsed(&cc->facts->h[i], "ibstat"), "cas"), k, ca) {
-			json_t *p;
-			size_t j;
-
-			json_array_foreach(json_object_get(ca, "ports"), j, p) {
-				const char *g = jstr(p, "port_guid");
-				if (g && strtoull(g, NULL, 16) == strtoull(guid, NULL, 16))
-					return &cc->inv->hosts[cc->facts->h[i].host];
-			}
-		}
-	}
-	return NULL;
-}
-
 static bool is_sm_home(const struct check_ctx *cc, const struct host *h)
 {
 	if (cc->inv->groups[ROLE_SM_HOST].hosts.n)
@@ -1159,21 +1091,14 @@ static bool is_sm_home(const struct check_ctx *cc, const struct host *h)
 
 static void run_sm_master(struct check_ctx *cc)
 {
-	struct strlist masters = STRLIST_INIT;
+	/* Every master GUID any host's sminfo reports, and which host owns
+	 * it (from every host's ibstat; NULL if none): fleet_ready's. */
+	const struct strlist masters = cc->fleet->masters;
+	const struct host *const *owner = cc->fleet->master_owner;
 	bool mine_is_master = false;
 
-	/* Every master GUID any host's sminfo reports. */
-	for (size_t i = 0; i < cc->facts->n; i++) {
-		json_t *sm = fact_parsed(&cc->facts->h[i], "sminfo");
-		const char *g = jstr(sm, "sm_guid");
-
-		if (json_is_true(json_object_get(sm, "ok")) && g &&
-		    json_integer_value(json_object_get(sm, "state")) == 3 &&
-		    strlist_index(&masters, g) < 0)
-			strlist_push(&masters, g);
-	}
 	for (size_t i = 0; i < masters.n; i++)
-		mine_is_master |= guid_owner(cc, masters.v[i]) == cc->host;
+		mine_is_master |= owner[i] == cc->host;
 
 	if (!masters.n) {
 		if (is_sm_home(cc, cc->host))
@@ -1183,7 +1108,7 @@ static void run_sm_master(struct check_ctx *cc)
 	} else if (masters.n > 1) {
 		struct strbuf list = STRBUF_INIT;
 		for (size_t i = 0; i < masters.n; i++) {
-			const struct host *o = guid_owner(cc, masters.v[i]);
+			const struct host *o = owner[i];
 			strbuf_addf(&list, "%s%s (%s)", i ? ", " : "", masters.v[i],
 				    o ? o->name : "switch or unknown host");
 		}
@@ -1196,7 +1121,7 @@ static void run_sm_master(struct check_ctx *cc)
 			check_pass(cc, NULL, "one master SM here", list.buf);
 		strbuf_release(&list);
 	} else if (is_sm_home(cc, cc->host)) {
-		const struct host *o = guid_owner(cc, masters.v[0]);
+		const struct host *o = owner[0];
 		char *found = xasprintf("%s (%s)", masters.v[0], o ? o->name : "switch");
 		check_pass(cc, NULL, "one master SM", found);
 		free(found);
@@ -1204,7 +1129,6 @@ static void run_sm_master(struct check_ctx *cc)
 		check_fail(cc, NULL, "SM on an sm_host", "master SM runs here",
 			   "the inventory puts the SM elsewhere");
 	}
-	strlist_clear(&masters);
 }
 
 /* nvidia-smi's warnings ("WARNING: infoROM is corrupted at gpu
@@ -1343,89 +1267,39 @@ static void run_ib_port_counters(struct check_ctx *cc)
 
 /* ---- fabric links (iblinkinfo, read from one node) --------------------- */
 
-/* The one iblinkinfo reading of the run, or NULL. */
-static json_t *fabric_reading(const struct check_ctx *cc)
+static char *link_text(const char *width, double lane_gbps)
 {
-	for (size_t i = 0; i < cc->facts->n; i++) {
-		json_t *j = fact_parsed(&cc->facts->h[i], "iblinkinfo");
-
-		if (j)
-			return j;
-	}
-	return NULL;
+	return xasprintf("%s %.10g Gbps", width ? width : "?", lane_gbps);
 }
 
-/* The port of the fabric node described desc whose peer is (lid, port). */
-static json_t *fabric_far_end(json_t *fab, const char *desc, json_int_t lid, json_int_t port)
+/* This host's expected IB port e, as the fabric reading shows it (fp:
+ * check-fleet.c finds the CA "HOST HCA" and the switch port it meets). */
+static void fabric_link(struct check_ctx *cc, const struct fabric_port *fp,
+			const struct hca_expect *e, const char *subj)
 {
-	json_t *n, *p;
-	size_t i, k;
-
-	json_array_foreach(json_object_get(fab, "nodes"), i, n) {
-		if (!jstr(n, "desc") || strcmp(jstr(n, "desc"), desc))
-			continue;
-		json_array_foreach(json_object_get(n, "ports"), k, p)
-			if (json_integer_value(json_object_get(p, "lid")) == lid &&
-			    json_integer_value(json_object_get(p, "port")) == port)
-				return p;
-	}
-	return NULL;
-}
-
-static char *link_text(json_t *p)
-{
-	return xasprintf("%s %.10g Gbps", jstr(p, "width") ? jstr(p, "width") : "?",
-			 json_number_value(json_object_get(p, "lane_gbps")));
-}
-
-/* This host's expected IB port in the fabric reading: its CA ("HOST HCA",
- * the node description rdma-ndd sets), port e->port. */
-static json_t *fabric_ca_port(json_t *fab, const char *host, const struct hca_expect *e)
-{
-	char *desc = xasprintf("%s %s", host, e->name);
-	json_t *n, *p, *found = NULL;
-	size_t i, k;
-
-	json_array_foreach(json_object_get(fab, "nodes"), i, n) {
-		if (!jstr(n, "desc") || strcmp(jstr(n, "desc"), desc))
-			continue;
-		json_array_foreach(json_object_get(n, "ports"), k, p)
-			if (json_integer_value(json_object_get(p, "port")) == (json_int_t)e->port)
-				found = p;
-	}
-	free(desc);
-	return found;
-}
-
-static void fabric_link(struct check_ctx *cc, json_t *fab, const struct hca_expect *e,
-			const char *subj)
-{
-	json_t *p = fabric_ca_port(fab, cc->host->name, e), *peer, *far;
 	double want = ib_lane_gbps(e->speed), got;
 	char *exp, *found, *where;
 
-	if (!p) {
+	if (!fp->seen) {
 		check_fail(cc, subj, "attached to the fabric", "not in iblinkinfo",
 			   "the port is cabled to another fabric or not at all, or its node "
 			   "description is not 'HOST HCA' (rdma-ndd)");
 		return;
 	}
-	peer = json_object_get(p, "peer");
-	far = fabric_far_end(fab, jstr(peer, "desc") ? jstr(peer, "desc") : "",
-			     json_integer_value(json_object_get(peer, "lid")),
-			     json_integer_value(json_object_get(peer, "port")));
-	got = json_number_value(json_object_get(p, "lane_gbps"));
-	where = xasprintf("%s <-> %s port %lld", subj, jstr(peer, "desc") ? jstr(peer, "desc") : "?",
-			  (long long)json_integer_value(json_object_get(peer, "port")));
+	got = fp->lane_gbps;
+	where = xasprintf("%s <-> %s port %lld", subj, fp->peer_desc ? fp->peer_desc : "?",
+			  fp->peer_port);
 	exp = xasprintf("%s %s", e->width ? e->width : "any width", e->speed ? e->speed : "any speed");
 	{
-		char *near = link_text(p), *other = far ? link_text(far) : xstrdup("not seen");
+		char *near = link_text(fp->width, fp->lane_gbps);
+		char *other = fp->far_seen ? link_text(fp->far_width, fp->far_lane_gbps) :
+			      xstrdup("not seen");
 
 		found = xasprintf("%s here, %s at the switch", near, other);
 		free(near);
 		free(other);
 	}
-	if ((e->width && jstr(p, "width") && strcmp(e->width, jstr(p, "width"))) ||
+	if ((e->width && fp->width && strcmp(e->width, fp->width)) ||
 	    (want > 0 && got > 0 && got < want - 0.01))
 		check_fail(cc, where, exp, found,
 			   "the link trained below its rate at both ends: reseat or replace the cable");
@@ -1438,18 +1312,21 @@ static void fabric_link(struct check_ctx *cc, json_t *fab, const struct hca_expe
 
 static void run_ib_fabric_links(struct check_ctx *cc)
 {
-	json_t *fab = fabric_reading(cc);
+	/* the run's one iblinkinfo reading (fleet_ready's) */
+	const struct fabric_view *fab = cc->fleet->fabric;
+	const struct fabric_port *ports;
 
 	if (!fab) {
 		check_skip(cc, NULL, "no iblinkinfo reading (the reading host was unreachable "
 			   "or has no iblinkinfo)");
 		return;
 	}
-	if (json_is_false(json_object_get(fab, "ok"))) {
+	if (fab->failed) {
 		check_fail(cc, NULL, "iblinkinfo reads the fabric", "iblinkinfo failed",
-			   jstr(fab, "error"));
+			   fab->error);
 		return;
 	}
+	ports = fab->ports[fleet_pos(cc->fleet, cc->host_idx)];
 	for (size_t i = 0; i < cc->host->nhcas; i++) {
 		const struct hca_expect *e = &cc->host->hcas[i];
 		char *subj;
@@ -1457,7 +1334,7 @@ static void run_ib_fabric_links(struct check_ctx *cc)
 		if (e->link_layer == LINK_ETH)
 			continue; /* RoCE ports are not in the IB fabric */
 		subj = port_subject(e);
-		fabric_link(cc, fab, e, subj);
+		fabric_link(cc, &ports[i], e, subj);
 		free(subj);
 	}
 }
@@ -2004,12 +1881,10 @@ const struct check_def check_defs[] = {
 
 const size_t check_ndefs = sizeof(check_defs) / sizeof(check_defs[0]);
 
-/* What the .fleet checks above read of every host (and of their own). */
+/* What the .fleet checks above read of their own host's facts; what they
+ * compare across hosts (ibstat, sminfo, ofed_info, the iblinkinfo reading)
+ * is in check-fleet.c, taken as each host is judged. */
 const char *const check_fleet_facts[] = {
-	"ibstat",      /* sm.master: which host owns a master's port GUID */
-	"iblinkinfo",  /* ib.fabric_links: the one fabric reading */
-	"ofed_info",   /* ofed.version: the majority */
-	"sminfo",      /* sm.master */
 	"ssh-peer",    /* ssh.peer (the launcher's own) */
 	NULL,
 };

@@ -21,6 +21,7 @@
 #include "facts.h"
 #include "inventory.h"
 #include "strlist.h"
+#include "strpool.h"
 
 enum severity { SEV_WARN, SEV_FAIL };
 enum check_status { CHECK_PASS, CHECK_WARN, CHECK_FAIL, CHECK_SKIP };
@@ -36,21 +37,23 @@ struct check_def {
 	bool (*applies)(const struct check_ctx *cc); /* NULL: every host */
 	void (*run)(struct check_ctx *cc);
 	/*
-	 * Reads other hosts' facts (cc->facts): runs once every host's facts
-	 * are in, and reads only the facts named in check_fleet_facts. A check
-	 * without it sees its own host only (cc->facts is NULL), as soon as
-	 * that host's facts arrive, before they are dropped.
+	 * Compares hosts (cc->fleet, cc->facts): runs once every host's facts
+	 * are in, and reads of them only cc->fleet's values, the hosts' rc
+	 * and times, and of its own the facts named in check_fleet_facts. A
+	 * check without it sees its own host only (cc->facts and cc->fleet are
+	 * NULL), as soon as that host's facts arrive, before they are dropped.
 	 */
 	bool fleet;
 };
 
+/* Its strings are the report's (check_report.strings): one copy of each. */
 struct check_result {
 	const struct check_def *def;
 	size_t host;             /* index into inv->hosts */
-	char *subject;           /* port, device...; NULL for the host itself */
+	const char *subject;     /* port, device...; NULL for the host itself */
 	enum check_status status;
-	char *expected, *found;  /* may be NULL */
-	char *detail;            /* reason for a skip, or more words on a failure */
+	const char *expected, *found;  /* may be NULL */
+	const char *detail;      /* reason for a skip, or more words on a failure */
 };
 
 struct check_opts {
@@ -69,6 +72,7 @@ struct check_report {
 	size_t hosts_n;
 	size_t *hosts;           /* the hosts checked, in inventory order */
 	size_t unreachable;      /* hosts without facts */
+	struct strpool strings;  /* the results' strings, each once */
 };
 
 /* What checks see. */
@@ -82,14 +86,18 @@ struct check_ctx {
 	enum severity severity;  /* after inventory overrides */
 	struct check_report *rep;
 	const struct check_opts *opts;
+	/* fleet checks only: the values of every host they compare
+	 * (check-fleet.h); NULL for the others */
+	const struct fleet *fleet;
 };
 
 /* The check table. */
 extern const struct check_def check_defs[];
 extern const size_t check_ndefs;
 const struct check_def *check_lookup(const char *id);
-/* The facts fleet checks read, of every host; NULL-terminated. The rest of
- * a host's facts can go once its own checks ran (check_judge_host). */
+/* The facts fleet checks read of their own host; NULL-terminated. The rest
+ * of a host's facts can go once its own checks ran (check_judge_host):
+ * what they compare across hosts is taken then (check-fleet.h). */
 extern const char *const check_fleet_facts[];
 
 /*
@@ -101,6 +109,14 @@ extern const char *const check_fleet_facts[];
 int checks_run(const struct inventory *inv, const struct facts *f,
 	       const struct check_opts *opts, struct check_report **ret, struct err *err);
 void check_report_free(struct check_report *rep);
+/*
+ * Each distinct string of the results through fn once: where it returns a
+ * new string (malloc'd, then the report's; NULL: unchanged), every result
+ * that held the old one holds it, and the old bytes are wiped and freed
+ * (redaction: they may hold a secret).
+ */
+void check_report_map_strings(struct check_report *rep,
+			      char *(*fn)(const char *s, void *arg), void *arg);
 
 /*
  * The same, judging each host as its facts arrive (precheck), so that a

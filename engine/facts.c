@@ -415,6 +415,10 @@ static int gather_task(struct task_ctx *t, void *arg)
 	cmd.input_len = script.len;
 	cmd_result_init(&res);
 	rc = task_exec(t, 0, &cmd, &res, task_err(t));
+	/* The output is in: the session and its buffers (libssh's, some
+	 * 200 KB) go before the facts are split and parsed. */
+	if (g->disconnect)
+		task_disconnect(t, 0);
 	if (rc)
 		goto out;
 	hf->round_trip_s = res.duration_s;
@@ -437,6 +441,9 @@ static int gather_task(struct task_ctx *t, void *arg)
 		goto out;
 	}
 	rc = facts_split(res.out.buf, res.out.len, &hf->raw, task_err(t));
+	/* Split, the text is in hf->raw: its buffer goes before the parsers
+	 * add theirs (64 hosts at once hold both otherwise). */
+	strbuf_release(&res.out);
 	if (rc) {
 		err_prefix(task_err(t), "host %s: ", h->name);
 		goto out;
@@ -458,8 +465,6 @@ static int gather_task(struct task_ctx *t, void *arg)
 	facts_parse(hf);
 	prune_gpfs(g->inv, h, hf);
 out:
-	if (g->disconnect)
-		task_disconnect(t, 0);
 	cmd_result_release(&res);
 	strbuf_release(&fam);
 	strbuf_release(&envv);

@@ -9,32 +9,82 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool host_unreachable(const struct check_report *rep, size_t host)
+void report_index_init(struct report_index *ix, const struct check_report *rep)
 {
-	for (size_t i = 0; i < rep->n; i++)
-		if (rep->r[i].host == host && !strcmp(rep->r[i].def->id, "ssh.reachable"))
-			return rep->r[i].status == CHECK_FAIL;
-	return false;
-}
+	size_t nkeys = rep->hosts_n * check_ndefs, *at;
 
-/* Worst status of a host: FAIL > WARN > PASS (skips do not count). */
-static enum check_status host_status(const struct check_report *rep, size_t host)
-{
-	enum check_status worst = CHECK_PASS;
-
+	ix->rep = rep;
+	ix->first = xcalloc(nkeys + 1, sizeof(*ix->first));
+	ix->idx = xmalloc((rep->n ? rep->n : 1) * sizeof(*ix->idx));
+	ix->pos = xmalloc((rep->n ? rep->n : 1) * sizeof(*ix->pos));
+	/* a counting sort by (position, check), stable: report order within */
 	for (size_t i = 0; i < rep->n; i++) {
-		if (rep->r[i].host != host)
-			continue;
-		if (rep->r[i].status == CHECK_FAIL)
-			return CHECK_FAIL;
-		if (rep->r[i].status == CHECK_WARN)
-			worst = CHECK_WARN;
+		size_t lo = 0, hi = rep->hosts_n;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (rep->hosts[mid] < rep->r[i].host)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		ix->pos[i] = lo;
+		ix->first[lo * check_ndefs + (size_t)(rep->r[i].def - check_defs) + 1]++;
 	}
-	return worst;
+	for (size_t c = 0; c < nkeys; c++)
+		ix->first[c + 1] += ix->first[c];
+	at = xmalloc((nkeys ? nkeys : 1) * sizeof(*at));
+	memcpy(at, ix->first, nkeys * sizeof(*at));
+	for (size_t i = 0; i < rep->n; i++)
+		ix->idx[at[ix->pos[i] * check_ndefs + (size_t)(rep->r[i].def - check_defs)]++] = i;
+	free(at);
 }
 
-void report_count(const struct check_report *rep, struct report_counts *c)
+void report_index_release(struct report_index *ix)
 {
+	free(ix->first);
+	free(ix->idx);
+	free(ix->pos);
+}
+
+/* Host position pos's results of check k: [*ret_b, *ret_e) of ix->idx. */
+static void results_of(const struct report_index *ix, size_t pos, size_t k, size_t *ret_b,
+		       size_t *ret_e)
+{
+	*ret_b = ix->first[pos * check_ndefs + k];
+	*ret_e = ix->first[pos * check_ndefs + k + 1];
+}
+
+static bool host_unreachable(const struct report_index *ix, size_t pos)
+{
+	const struct check_def *d = check_lookup("ssh.reachable");
+	size_t b, e;
+
+	results_of(ix, pos, (size_t)(d - check_defs), &b, &e);
+	return b < e && ix->rep->r[ix->idx[b]].status == CHECK_FAIL;
+}
+
+struct tally {
+	size_t n[4];
+};
+
+/* What a host's results say: how many of each status, and the worst
+ * (FAIL > WARN > PASS; skips do not count). */
+static enum check_status tally_host(const struct report_index *ix, size_t pos, struct tally *t)
+{
+	size_t b = ix->first[pos * check_ndefs], e = ix->first[(pos + 1) * check_ndefs];
+
+	memset(t, 0, sizeof(*t));
+	for (size_t i = b; i < e; i++)
+		t->n[ix->rep->r[ix->idx[i]].status]++;
+	return t->n[CHECK_FAIL] ? CHECK_FAIL : t->n[CHECK_WARN] ? CHECK_WARN : CHECK_PASS;
+}
+
+static void count(const struct report_index *ix, struct report_counts *c)
+{
+	const struct check_report *rep = ix->rep;
+
 	memset(c, 0, sizeof(*c));
 	c->hosts = rep->hosts_n;
 	c->unreachable = rep->unreachable;
@@ -47,7 +97,9 @@ void report_count(const struct check_report *rep, struct report_counts *c)
 		}
 	}
 	for (size_t i = 0; i < rep->hosts_n; i++) {
-		enum check_status st = host_status(rep, rep->hosts[i]);
+		struct tally t;
+		enum check_status st = tally_host(ix, i, &t);
+
 		if (st == CHECK_FAIL)
 			c->hosts_failed++;
 		else if (st == CHECK_WARN)
@@ -55,6 +107,15 @@ void report_count(const struct check_report *rep, struct report_counts *c)
 		else
 			c->hosts_ok++;
 	}
+}
+
+void report_count(const struct check_report *rep, struct report_counts *c)
+{
+	struct report_index ix;
+
+	report_index_init(&ix, rep);
+	count(&ix, c);
+	report_index_release(&ix);
 }
 
 /* ---- text --------------------------------------------------------------- */
@@ -70,21 +131,10 @@ static const char *reset(bool colour)
 	return colour ? "\033[0m" : "";
 }
 
-struct tally {
-	size_t n[4];
-};
-
-static void tally_host(const struct check_report *rep, size_t host, struct tally *t)
-{
-	memset(t, 0, sizeof(*t));
-	for (size_t i = 0; i < rep->n; i++)
-		if (rep->r[i].host == host)
-			t->n[rep->r[i].status]++;
-}
-
 static bool same_str(const char *a, const char *b)
 {
-	return (!a && !b) || (a && b && !strcmp(a, b));
+	/* the report's strings are interned: equal ones are mostly the same */
+	return a == b || (a && b && !strcmp(a, b));
 }
 
 /* Results that say the same thing about different hosts read as one line. */
@@ -98,20 +148,42 @@ static void text_findings(const struct check_report *rep, enum check_status whic
 			  bool colour, struct strbuf *out)
 {
 	bool *done = xcalloc(rep->n ? rep->n : 1, sizeof(*done));
+	/* per check, its results in report order: a finding is looked for
+	 * among its own check's results, not the whole report's */
+	size_t *first = xcalloc(check_ndefs + 1, sizeof(*first)), *at;
+	size_t *by_def = xmalloc((rep->n ? rep->n : 1) * sizeof(*by_def));
+	/* per inventory host: the finding that named it last (a host once a line) */
+	size_t *named = xcalloc(rep->inv->nhosts ? rep->inv->nhosts : 1, sizeof(*named));
+	size_t line = 0;
 
+	for (size_t i = 0; i < rep->n; i++)
+		first[(size_t)(rep->r[i].def - check_defs) + 1]++;
+	for (size_t k = 0; k < check_ndefs; k++)
+		first[k + 1] += first[k];
+	at = xmalloc((check_ndefs ? check_ndefs : 1) * sizeof(*at));
+	memcpy(at, first, check_ndefs * sizeof(*at));
+	for (size_t i = 0; i < rep->n; i++)
+		by_def[at[rep->r[i].def - check_defs]++] = i;
+	free(at);
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct check_result *r = &rep->r[i];
+		size_t d = (size_t)(r->def - check_defs);
 		struct strlist hosts = STRLIST_INIT;
 		char *set;
 
 		if (done[i] || r->status != which)
 			continue;
-		for (size_t k = i; k < rep->n; k++) {
-			if (done[k] || !same_finding(r, &rep->r[k]))
+		line++;
+		for (size_t j = first[d]; j < first[d + 1]; j++) {
+			size_t k = by_def[j];
+
+			if (k < i || done[k] || !same_finding(r, &rep->r[k]))
 				continue;
 			done[k] = true;
-			if (strlist_index(&hosts, rep->inv->hosts[rep->r[k].host].name) < 0)
+			if (named[rep->r[k].host] != line) {
+				named[rep->r[k].host] = line;
 				strlist_push(&hosts, rep->inv->hosts[rep->r[k].host].name);
+			}
 		}
 		set = nodeset_fold(hosts.v, hosts.n);
 		strbuf_addf(out, "%s%-4s%s %-18s %s%s%s\n", paint(colour, which),
@@ -126,37 +198,44 @@ static void text_findings(const struct check_report *rep, enum check_status whic
 		strlist_clear(&hosts);
 	}
 	free(done);
+	free(first);
+	free(by_def);
+	free(named);
 }
 
 void report_text(const struct check_report *rep, bool colour, struct strbuf *out)
 {
 	struct report_counts c;
+	struct report_index ix;
 	bool *done = xcalloc(rep->hosts_n ? rep->hosts_n : 1, sizeof(*done));
+	/* per host position, worked out once: the fold compares every pair */
+	struct tally *tl = xmalloc((rep->hosts_n ? rep->hosts_n : 1) * sizeof(*tl));
+	enum check_status *stl = xmalloc((rep->hosts_n ? rep->hosts_n : 1) * sizeof(*stl));
 
-	report_count(rep, &c);
+	report_index_init(&ix, rep);
+	count(&ix, &c);
+	for (size_t i = 0; i < rep->hosts_n; i++)
+		stl[i] = tally_host(&ix, i, &tl[i]);
 	strbuf_addf(out, "%-24s %-7s %5s %5s %5s %5s\n", "HOSTS", "RESULT", "FAIL", "WARN",
 		    "PASS", "SKIP");
 	/* One line per host; hosts with the same result and counts fold. */
 	for (size_t i = 0; i < rep->hosts_n; i++) {
 		struct strlist names = STRLIST_INIT;
-		struct tally ti, tk;
-		enum check_status st = host_status(rep, rep->hosts[i]);
+		struct tally ti = tl[i];
+		enum check_status st = stl[i];
 		char *set;
 
 		if (done[i])
 			continue;
-		tally_host(rep, rep->hosts[i], &ti);
 		for (size_t k = i; k < rep->hosts_n; k++) {
-			tally_host(rep, rep->hosts[k], &tk);
-			if (done[k] || memcmp(&ti, &tk, sizeof(ti)) ||
-			    host_status(rep, rep->hosts[k]) != st)
+			if (done[k] || memcmp(&ti, &tl[k], sizeof(ti)) || stl[k] != st)
 				continue;
 			done[k] = true;
 			strlist_push(&names, rep->inv->hosts[rep->hosts[k]].name);
 		}
 		set = nodeset_fold(names.v, names.n);
 		strbuf_addf(out, "%-24s %s%-7s%s %5zu %5zu %5zu %5zu\n", set, paint(colour, st),
-			    host_unreachable(rep, rep->hosts[i]) ? "DOWN" :
+			    host_unreachable(&ix, i) ? "DOWN" :
 			    st == CHECK_FAIL ? "FAIL" : st == CHECK_WARN ? "warn" : "ok",
 			    reset(colour), ti.n[CHECK_FAIL], ti.n[CHECK_WARN], ti.n[CHECK_PASS],
 			    ti.n[CHECK_SKIP]);
@@ -164,6 +243,9 @@ void report_text(const struct check_report *rep, bool colour, struct strbuf *out
 		strlist_clear(&names);
 	}
 	free(done);
+	free(tl);
+	free(stl);
+	report_index_release(&ix);
 
 	if (c.fail || c.warn) {
 		strbuf_addstr(out, "\n");
@@ -206,8 +288,10 @@ static void spill(struct strbuf *out, FILE *f)
 static void json_into(const struct check_report *rep, struct strbuf *out, FILE *f)
 {
 	struct report_counts c;
+	struct report_index ix;
 
-	report_count(rep, &c);
+	report_index_init(&ix, rep);
+	count(&ix, &c);
 	strbuf_addstr(out, "{\n  \"summary\": ");
 	dump_into(out, json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}",
 				 "hosts", (json_int_t)c.hosts, "hosts_ok", (json_int_t)c.hosts_ok,
@@ -219,20 +303,20 @@ static void json_into(const struct check_report *rep, struct strbuf *out, FILE *
 	strbuf_addstr(out, ",\n  \"hosts\": [");
 	for (size_t i = 0; i < rep->hosts_n; i++) {
 		struct tally t;
-		enum check_status st = host_status(rep, rep->hosts[i]);
+		enum check_status st = tally_host(&ix, i, &t);
 
-		tally_host(rep, rep->hosts[i], &t);
 		strbuf_addstr(out, i ? ",\n    " : "\n    ");
 		dump_into(out, json_pack("{s:s, s:s, s:b, s:i, s:i, s:i, s:i}",
 					 "host", rep->inv->hosts[rep->hosts[i]].name,
 					 "status", check_status_name(st),
-					 "reachable", !host_unreachable(rep, rep->hosts[i]),
+					 "reachable", !host_unreachable(&ix, i),
 					 "fail", (json_int_t)t.n[CHECK_FAIL],
 					 "warn", (json_int_t)t.n[CHECK_WARN],
 					 "pass", (json_int_t)t.n[CHECK_PASS],
 					 "skip", (json_int_t)t.n[CHECK_SKIP]), JSON_COMPACT);
 		spill(out, f);
 	}
+	report_index_release(&ix);
 	strbuf_addstr(out, "\n  ],\n  \"results\": [");
 	for (size_t i = 0; i < rep->n; i++) {
 		const struct check_result *r = &rep->r[i];
@@ -307,8 +391,10 @@ void report_junit(const struct check_report *rep, double elapsed_s, struct strbu
 	struct report_counts c;
 	size_t cases = 0, failures = 0;
 	struct strbuf body = STRBUF_INIT;
+	struct report_index ix;
 
-	report_count(rep, &c);
+	report_index_init(&ix, rep);
+	count(&ix, &c);
 	for (size_t hi = 0; hi < rep->hosts_n; hi++) {
 		size_t host = rep->hosts[hi], tests = 0, fails = 0, skips = 0;
 		struct strbuf suite = STRBUF_INIT;
@@ -317,13 +403,13 @@ void report_junit(const struct check_report *rep, double elapsed_s, struct strbu
 			const struct check_def *d = &check_defs[k];
 			struct strbuf fail = STRBUF_INIT, warn = STRBUF_INIT, skip = STRBUF_INIT;
 			bool any = false;
+			size_t b, e;
 
-			for (size_t i = 0; i < rep->n; i++) {
-				const struct check_result *r = &rep->r[i];
+			results_of(&ix, hi, k, &b, &e);
+			for (size_t i = b; i < e; i++) {
+				const struct check_result *r = &rep->r[ix.idx[i]];
 				struct strbuf *dst;
 
-				if (r->host != host || r->def != d)
-					continue;
 				any = true;
 				dst = r->status == CHECK_FAIL ? &fail : r->status == CHECK_WARN ? &warn :
 				      r->status == CHECK_SKIP ? &skip : NULL;
@@ -384,6 +470,7 @@ void report_junit(const struct check_report *rep, double elapsed_s, struct strbu
 	strbuf_addstr(out, body.buf);
 	strbuf_addstr(out, "</testsuites>\n");
 	strbuf_release(&body);
+	report_index_release(&ix);
 }
 
 /* ---- Prometheus -------------------------------------------------------- */
@@ -402,6 +489,9 @@ static void prom_label(struct strbuf *out, const char *s)
 
 void report_prom(const struct check_report *rep, double now, struct strbuf *out)
 {
+	struct report_index ix;
+
+	report_index_init(&ix, rep);
 	strbuf_addstr(out,
 		"# HELP bringup_precheck_check_ok 1 if the check passed (or only warned) on the host, 0 if it failed.\n"
 		"# TYPE bringup_precheck_check_ok gauge\n");
@@ -410,12 +500,13 @@ void report_prom(const struct check_report *rep, double now, struct strbuf *out)
 
 		for (size_t k = 0; k < check_ndefs; k++) {
 			enum check_status st = CHECK_SKIP;
+			size_t b, e;
 
 			/* The worst of the check's results on the host; skips say nothing. */
-			for (size_t i = 0; i < rep->n; i++) {
-				const struct check_result *r = &rep->r[i];
-				if (r->host != host || r->def != &check_defs[k])
-					continue;
+			results_of(&ix, hi, k, &b, &e);
+			for (size_t i = b; i < e; i++) {
+				const struct check_result *r = &rep->r[ix.idx[i]];
+
 				if (r->status == CHECK_FAIL)
 					st = CHECK_FAIL;
 				else if (r->status == CHECK_WARN && st != CHECK_FAIL)
@@ -438,8 +529,9 @@ void report_prom(const struct check_report *rep, double now, struct strbuf *out)
 	for (size_t hi = 0; hi < rep->hosts_n; hi++) {
 		strbuf_addstr(out, "bringup_precheck_host_reachable{host=\"");
 		prom_label(out, rep->inv->hosts[rep->hosts[hi]].name);
-		strbuf_addf(out, "\"} %d\n", host_unreachable(rep, rep->hosts[hi]) ? 0 : 1);
+		strbuf_addf(out, "\"} %d\n", host_unreachable(&ix, hi) ? 0 : 1);
 	}
+	report_index_release(&ix);
 	strbuf_addf(out,
 		"# HELP bringup_precheck_last_run_timestamp_seconds When precheck last ran.\n"
 		"# TYPE bringup_precheck_last_run_timestamp_seconds gauge\n"

@@ -21,6 +21,23 @@ struct report_counts {
 
 void report_count(const struct check_report *rep, struct report_counts *ret);
 
+/*
+ * A report's results by host and check, so that a writer walks each host's
+ * results of each check without scanning the whole report for every pair
+ * (at 1,000 hosts: 90,000 results, 100 checks). Valid while rep is; the
+ * hosts of rep->hosts are distinct and sorted (check_judge_new's).
+ */
+struct report_index {
+	const struct check_report *rep;
+	/* results of host position p, check k: idx[first[p * check_ndefs + k]]
+	 * up to idx[first[p * check_ndefs + k + 1]], each in report order */
+	size_t *first;
+	size_t *idx;
+	size_t *pos;             /* per result: its host's position in rep->hosts */
+};
+void report_index_init(struct report_index *ix, const struct check_report *rep);
+void report_index_release(struct report_index *ix);
+
 /* colour: ANSI colours for a terminal. */
 void report_text(const struct check_report *rep, bool colour, struct strbuf *out);
 void report_json(const struct check_report *rep, struct strbuf *out);

@@ -135,15 +135,18 @@ if want precheck-mem; then
 		EOF
 		# hosts without facts hold none: a run with any is not comparable
 		gone=$(sed -n 's/.*"unreachable":\([0-9]*\).*/\1/p' "$out_dir/precheck-mem.json" | head -n 1)
+		verdict=""
+		[ "$n" = 256 ] && verdict=$(awk "BEGIN{print ($m < 40 * 1024) ? \": met\" : \": NOT met\"}")
 		row "$n" prec-mem "bringup precheck" "$w" "$m" \
-			"(${gone:-?} hosts without facts; target < 40 MB at 256)"
+			"(${gone:-?} hosts without facts; target < 40 MB at 256$verdict)"
 		[ "${gone:-1}" = 0 ] || continue
 		[ -n "$first" ] || { first=$n first_m=$m; }
 		last=$n last_m=$m
 	done
 	if [ -n "$first" ] && [ "$last" != "$first" ]; then
 		per=$(awk "BEGIN{printf \"%.1f\", ($last_m - $first_m) / ($last - $first)}")
-		echo "precheck-mem: growth ($last_m - $first_m KB) / ($last - $first hosts) = $per KB a host (target < 20)" |
+		verdict=$(awk "BEGIN{print ($per < 20) ? \"met\" : \"NOT met\"}")
+		echo "precheck-mem: growth ($last_m - $first_m KB) / ($last - $first hosts) = $per KB a host (target < 20: $verdict)" |
 			tee -a "$results"
 	else
 		echo "precheck-mem: growth per host not measured (needs two sizes whose every host answered)" |

@@ -57,7 +57,7 @@ static void print_help(void)
 	       "not discovered; default every IB port of the node).\n"
 	       "\n"
 	       "fault KIND: unreachable, clear, or one of `sim-fault --list` (hang, slow\n"
-	       "[SECONDS], port-down, ...); see sim/README.md.\n"
+	       "[SECONDS], port-down, driver-drift [VER], ...); see sim/README.md.\n"
 	       "\n"
 	       "status exits 0 while the cluster runs, 1 when it does not.\n",
 	       SIM_SWITCH_NAME);

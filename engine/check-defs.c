@@ -488,12 +488,32 @@ static void run_ib_link_layer(struct check_ctx *cc)
 
 /* ---- OFED ---------------------------------------------------------------- */
 
-/* `got` is the release an unfinished upgrade moves to ("5.0-2.1.8.0" or the full name). */
-static bool upgrading_to(const struct check_ctx *cc, const char *got)
+/* `got` is the release an unfinished upgrade moves to (`to`: "5.0-2.1.8.0"
+ * or the full name). */
+static bool upgrading_to(const char *to, const char *got)
 {
-	const char *to = cc->opts ? cc->opts->upgrade_ofed : NULL;
-
 	return to && *to && (strstr(got, to) || strstr(to, got));
+}
+
+/*
+ * One release everywhere, the desired one (`want`; NULL: none named),
+ * found `got` on this host. While `bringup upgrade` moves it to `to` (NULL:
+ * no upgrade of it under way), the old and the new release are the
+ * mixed-version window of a rolling upgrade, not drift: a warning.
+ */
+static void one_release(struct check_ctx *cc, const char *want, const char *got,
+			const char *to, const char *hint)
+{
+	if (upgrading_to(to, got) || (to && want && !strcmp(want, got)))
+		check_emit(cc, CHECK_WARN, NULL, want, got, upgrading_to(to, got) ?
+			   "upgrade in progress (bringup upgrade has not finished): this node "
+			   "runs the new release, the others follow" :
+			   "upgrade in progress (bringup upgrade has not finished): this node "
+			   "is not upgraded yet");
+	else if (want && strcmp(want, got))
+		check_fail(cc, NULL, want, got, hint);
+	else
+		check_pass(cc, NULL, want ? want : got, got);
 }
 
 static void run_ofed_version(struct check_ctx *cc)
@@ -501,28 +521,38 @@ static void run_ofed_version(struct check_ctx *cc)
 	/* ofed_info as fleet_take kept it: this host's facts are gone */
 	const struct fleet_host *fh = fleet_host(cc->fleet, cc->host_idx);
 	const char *want = check_var_str(cc, "ofed_version"), *got = fh->ofed;
-	int rc = fh->ofed_rc;
 
 	/* the version most hosts run, when the inventory names none */
 	if (!want)
 		want = cc->fleet->ofed_majority;
 	if (!got)
 		check_fail(cc, NULL, want ? want : "installed",
-			   not_installed(rc) ? "not installed" : "unreadable",
+			   not_installed(fh->ofed_rc) ? "not installed" : "unreadable",
 			   "install MLNX_OFED (bringup deploy, stage ofed)");
-	else if (upgrading_to(cc, got) || (cc->opts && cc->opts->upgrade_ofed && want &&
-					   !strcmp(want, got)))
-		/* the mixed-version window of a rolling upgrade, not drift */
-		check_emit(cc, CHECK_WARN, NULL, want, got, upgrading_to(cc, got) ?
-			   "upgrade in progress (bringup upgrade has not finished): this node "
-			   "runs the new release, the others follow" :
-			   "upgrade in progress (bringup upgrade has not finished): this node "
-			   "is not upgraded yet");
-	else if (want && strcmp(want, got))
-		check_fail(cc, NULL, want, got,
-			   "all nodes must run the same OFED, matched to the storage system's");
 	else
-		check_pass(cc, NULL, want ? want : got, got);
+		one_release(cc, want, got, cc->opts ? cc->opts->upgrade_ofed : NULL,
+			    "all nodes must run the same OFED, matched to the storage system's");
+}
+
+/* ---- GPU driver ------------------------------------------------------------ */
+
+static void run_gpu_driver(struct check_ctx *cc)
+{
+	/* nvidia-smi -q's driver as fleet_take kept it */
+	const struct fleet_host *fh = fleet_host(cc->fleet, cc->host_idx);
+	const char *want = check_var_str(cc, "gpu_driver"), *got = fh->driver;
+
+	if (!want)
+		want = cc->fleet->driver_majority;
+	if (!got)
+		check_fail(cc, NULL, want ? want : "installed",
+			   not_installed(fh->driver_rc) ? "nvidia-smi not installed (no GPU driver)" :
+			   "unreadable (nvidia-smi failed; see gpu.count)",
+			   "install the GPU driver (bringup upgrade --to driver=VER, module gpu_driver)");
+	else
+		one_release(cc, want, got, cc->opts ? cc->opts->upgrade_driver : NULL,
+			    "all GPU nodes must run the same driver (NCCL, CUDA and peer memory "
+			    "are built against it): bringup upgrade --to driver=VER");
 }
 
 /* ---- modules, memlock, SELinux ---------------------------------------- */
@@ -1877,6 +1907,9 @@ const struct check_def check_defs[] = {
 	  "cable the leaf to every spine with uplinks_per_leaf cables and each host port to its "
 	  "leaf, or correct the inventory",
 	  { NULL }, fabric_is_planned, run_ib_fabric_cabling },
+	{ "gpu.driver", SEV_FAIL, "one GPU driver on every GPU node, the desired one (gpu_driver)",
+	  "install the desired driver everywhere (bringup upgrade --to driver=VER)",
+	  { NULL }, has_gpus, run_gpu_driver, true },
 };
 
 const size_t check_ndefs = sizeof(check_defs) / sizeof(check_defs[0]);

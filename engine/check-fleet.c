@@ -199,6 +199,8 @@ void fleet_take(struct fleet *fl, size_t pos, const struct host_facts *hf)
 	fh->taken = true;
 	fh->ofed = dup_or_null(jstr(fact_parsed(hf, "ofed_info"), "version_string"));
 	fact_output(hf, "ofed_info", &fh->ofed_rc);
+	fh->driver = dup_or_null(jstr(fact_parsed(hf, "nvidia-smi-q"), "driver_version"));
+	fact_output(hf, "nvidia-smi-q", &fh->driver_rc);
 	if (json_is_true(json_object_get(sm, "ok")) && g &&
 	    json_integer_value(json_object_get(sm, "state")) == 3)
 		fh->sm_master = xstrdup(g);
@@ -225,13 +227,58 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static const char *fleet_ofed(const struct fleet_host *fh)
+{
+	return fh->ofed;
+}
+
+static const char *fleet_driver(const struct fleet_host *fh)
+{
+	return fh->driver;
+}
+
+/* The value most of by[0..n) have (get's); of equal counts the first seen.
+ * The string of the first host that has it: it outlives this. */
+static const char *majority(const struct fleet_host *const *by, size_t n,
+			    const char *(*get)(const struct fleet_host *))
+{
+	struct strlist values = STRLIST_INIT;
+	size_t *count = NULL, best_n = 0, best = 0;
+	const char *ret = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *v = by[i] ? get(by[i]) : NULL;
+		int at;
+
+		if (!v)
+			continue;
+		if ((at = strlist_index(&values, v)) < 0) {
+			strlist_push(&values, v);
+			count = xrealloc(count, values.n * sizeof(*count));
+			count[values.n - 1] = 0;
+			at = (int)values.n - 1;
+		}
+		count[at]++;
+	}
+	for (size_t i = 0; i < values.n; i++)
+		if (count[i] > best_n) {
+			best_n = count[i];
+			best = i;
+		}
+	for (size_t k = 0; best_n && k < n && !ret; k++)
+		if (by[k] && get(by[k]) && !strcmp(get(by[k]), values.v[best]))
+			ret = get(by[k]);
+	strlist_clear(&values);
+	free(count);
+	return ret;
+}
+
 void fleet_ready(struct fleet *fl, const struct facts *f)
 {
 	/* per host of f, in its order: the values taken from it */
 	const struct fleet_host **by = xcalloc(f && f->n ? f->n : 1, sizeof(*by));
 	double *logins = xmalloc((f && f->n ? f->n : 1) * sizeof(*logins));
-	struct strlist versions = STRLIST_INIT;
-	size_t *count = NULL, nlogins = 0, best_n = 0, best = 0;
+	size_t nlogins = 0;
 
 	for (size_t i = 0; f && i < f->n; i++) {
 		by[i] = fleet_host(fl, f->h[i].host);
@@ -242,32 +289,8 @@ void fleet_ready(struct fleet *fl, const struct facts *f)
 	fl->login_median = nlogins ? logins[nlogins / 2] : 0;
 	free(logins);
 
-	/* The release most hosts run; of equal counts, the first seen. */
-	for (size_t i = 0; f && i < f->n; i++) {
-		const char *v = by[i] ? by[i]->ofed : NULL;
-		int at;
-
-		if (!v)
-			continue;
-		if ((at = strlist_index(&versions, v)) < 0) {
-			strlist_push(&versions, v);
-			count = xrealloc(count, versions.n * sizeof(*count));
-			count[versions.n - 1] = 0;
-			at = (int)versions.n - 1;
-		}
-		count[at]++;
-	}
-	for (size_t i = 0; i < versions.n; i++)
-		if (count[i] > best_n) {
-			best_n = count[i];
-			best = i;
-		}
-	/* the string of the first host that runs it: it outlives versions */
-	for (size_t k = 0; best_n && f && k < f->n && !fl->ofed_majority; k++)
-		if (by[k] && by[k]->ofed && !strcmp(by[k]->ofed, versions.v[best]))
-			fl->ofed_majority = by[k]->ofed;
-	strlist_clear(&versions);
-	free(count);
+	fl->ofed_majority = majority(by, f ? f->n : 0, fleet_ofed);
+	fl->driver_majority = majority(by, f ? f->n : 0, fleet_driver);
 
 	/* Every master GUID any host's sminfo reports, and the host that owns it. */
 	for (size_t i = 0; f && i < f->n; i++)
@@ -297,6 +320,7 @@ void fleet_free(struct fleet *fl)
 		return;
 	for (size_t i = 0; i < fl->n; i++) {
 		free(fl->h[i].ofed);
+		free(fl->h[i].driver);
 		free(fl->h[i].sm_master);
 		free(fl->h[i].guids);
 		fabric_view_free(fl->h[i].fabric, fl);

@@ -47,6 +47,8 @@ struct fleet_host {
 	bool taken;
 	char *ofed;              /* ofed_info's version_string; NULL if none */
 	int ofed_rc;             /* ofed_info's exit status; -1 when absent */
+	char *driver;            /* nvidia-smi -q's driver version; NULL if none */
+	int driver_rc;           /* nvidia-smi -q's exit status; -1 when absent */
 	char *sm_master;         /* sminfo's SM GUID, when it answered as master */
 	unsigned long long *guids; /* ibstat's port GUIDs, in its order */
 	size_t nguids;
@@ -60,6 +62,7 @@ struct fleet {
 	struct fleet_host *h;    /* per position in hosts */
 	/* fleet_ready's, over the hosts in the facts' order: */
 	const char *ofed_majority;     /* the release most hosts run; NULL if none */
+	const char *driver_majority;   /* the GPU driver most hosts run; NULL if none */
 	struct strlist masters;        /* every master SM GUID, first seen first */
 	const struct host **master_owner; /* per master: the host with that port, or NULL */
 	const struct fabric_view *fabric; /* the first reading; NULL if none */

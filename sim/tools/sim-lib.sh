@@ -39,6 +39,15 @@ sim_load() {
 		sim_read GPU_DRIVER "$S/gpu_driver"
 		sim_cuda_of_driver "$GPU_DRIVER"
 	fi
+	# driver-drift [VER]: this node alone installed and runs another driver
+	# of its branch (default MAJOR.54.14), as after a hand-run installer.
+	SIM_DRIVER_DRIFT=
+	if [ -e "$N/faults/driver-drift" ]; then
+		sim_read SIM_DRIVER_DRIFT "$N/faults/driver-drift"
+		[ -n "$SIM_DRIVER_DRIFT" ] || SIM_DRIVER_DRIFT=${GPU_DRIVER%%.*}.54.14
+		GPU_DRIVER=$SIM_DRIVER_DRIFT
+		sim_cuda_of_driver "$GPU_DRIVER"
+	fi
 	return 0
 }
 
@@ -61,7 +70,9 @@ sim_cuda_of_driver() {
 # sim_gpu_kmod_get VAR: VAR=the version of the nvidia kernel module loaded
 # (or last loaded): what the kernel runs, while GPU_DRIVER is what is installed.
 sim_gpu_kmod_get() {
-	if [ -f "$S/gpu_driver_loaded" ]; then
+	if [ -n "$SIM_DRIVER_DRIFT" ]; then
+		eval "$1=\$SIM_DRIVER_DRIFT"
+	elif [ -f "$S/gpu_driver_loaded" ]; then
 		sim_read "$1" "$S/gpu_driver_loaded"
 	else
 		eval "$1=\$GPU_DRIVER_IMAGE"

@@ -256,7 +256,8 @@ static int run_with_services(struct mod_ctx *mc, const char *tmpl, const char *w
 	struct cmd_result res;
 	int rc;
 
-	for (char *s = strtok(services, " "); s; s = strtok(NULL, " "))
+	for (char *save = NULL, *s = strtok_r(services, " ", &save); s;
+	     s = strtok_r(NULL, " ", &save))
 		strlist_push(&argv, s);
 	rc = mod_script(mc, tmpl, (const char *const *)argv.v, &res);
 	if (!rc && res.exit_status != 0) {
@@ -322,7 +323,6 @@ static int run_installer(struct mod_ctx *mc)
 	cmd_result_release(&res);
 	return rc;
 }
-
 
 /* Everything that holds the nvidia module stopped (gpu_driver/stop.sh). */
 static int stop_holders(struct mod_ctx *mc)

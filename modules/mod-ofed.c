@@ -390,7 +390,8 @@ static int run_installer(struct mod_ctx *mc)
 
 	strlist_push(&argv, mod_get(mc, "remote"));
 	strlist_push(&argv, mod_get(mc, "top"));
-	for (char *f = strtok(flags, "\n"); f; f = strtok(NULL, "\n"))
+	for (char *save = NULL, *f = strtok_r(flags, "\n", &save); f;
+	     f = strtok_r(NULL, "\n", &save))
 		strlist_push(&argv, f);
 	mod_note(mc, "installing %s (takes minutes on real hosts)", mod_get(mc, "top"));
 	rc = mod_script_timeout(mc, "ofed/install.sh", (const char *const *)argv.v,

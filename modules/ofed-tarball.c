@@ -197,7 +197,8 @@ static int judge(const char *file, struct scan *sc, struct ofed_tarball *t, stru
 	t->version = strbuf_detach(&ver, NULL);
 	t->distro = strbuf_detach(&distro, NULL);
 	t->arch = strbuf_detach(&arch, NULL);
-	for (char *k = strtok(sc->kernels.buf, " \t\n"); k; k = strtok(NULL, " \t\n"))
+	for (char *save = NULL, *k = strtok_r(sc->kernels.buf, " \t\n", &save); k;
+	     k = strtok_r(NULL, " \t\n", &save))
 		strlist_push(&t->kernels, k);
 out:
 	strbuf_release(&ver);

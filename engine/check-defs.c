@@ -552,7 +552,7 @@ static void run_gpu_driver(struct check_ctx *cc)
 	else
 		one_release(cc, want, got, cc->opts ? cc->opts->upgrade_driver : NULL,
 			    "all GPU nodes must run the same driver (NCCL, CUDA and peer memory "
-			    "are built against it): bringup upgrade --to driver=VER");
+			    "are built against it)");
 }
 
 /* ---- modules, memlock, SELinux ---------------------------------------- */

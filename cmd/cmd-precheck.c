@@ -25,6 +25,7 @@
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -351,6 +352,11 @@ static void judge_host(struct host_facts *hf, void *arg)
 	check_judge_host(j->cj, hf);
 	if (!j->keep_facts)
 		facts_keep_only(hf, check_fleet_facts);
+	/* A host's output, session and parsed trees, freed by now, leave
+	 * holes between what later hosts still hold, which malloc keeps:
+	 * give their whole pages back (precheck's peak at 256 sim hosts
+	 * 40 MB instead of 45, same wall time; make bench). */
+	malloc_trim(0);
 }
 
 static void live_pause(void *runner, bool paused) { runner_pause(runner, paused); }

@@ -8,11 +8,14 @@
 #include "ssh.h"
 #include "strbuf.h"
 #include "template.h"
+#include "tmpfile.h"
 #include "xalloc.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define FACT_MARK "::bringup-fact:: "
 #define RC_MARK "::bringup-rc:: "
@@ -368,6 +371,46 @@ static void ib_ports_env(const struct host *h, struct strbuf *ports, struct strb
 	strbuf_addf(interval, "BRINGUP_IB_INTERVAL=%g", s);
 }
 
+/*
+ * A host's facts run to some 100 KB, more where GPFS lists a large cluster's
+ * nodes: 64 hosts in flight held them all while their scripts ran. stdout
+ * goes to an unlinked temporary file instead, read back once the command
+ * is over and its session gone; stderr (the shell's own complaints, a line
+ * or two) stays in memory. Without a file the output is held as before.
+ */
+struct spill {
+	int fd;
+	off_t len;            /* written so far */
+	int write_errno;      /* the first failed write's errno; 0: none */
+	struct strbuf err;
+};
+
+static void spill_sink(void *arg, int stream, const char *buf, size_t len)
+{
+	struct spill *s = arg;
+
+	if (stream)
+		strbuf_add(&s->err, buf, len);
+	else if (!s->write_errno && tmpfile_write(s->fd, buf, len, s->len))
+		s->write_errno = errno ? errno : EIO;
+	else
+		s->len += (off_t)len;
+}
+
+/* The output back in res->out, or an error naming the host. */
+static int spill_back(struct spill *s, const struct host *h, struct cmd_result *res,
+		      struct err *err)
+{
+	if (s->fd < 0)
+		return 0;
+	if (!s->write_errno && tmpfile_read_all(s->fd, &res->out))
+		s->write_errno = errno ? errno : EIO;
+	if (s->write_errno)
+		return err_set(err, ERR_IO, "host %s: facts could not be kept in a temporary file "
+			       "in %s: %s", h->name, tmpfile_dir(), strerror(s->write_errno));
+	return 0;
+}
+
 static int gather_task(struct task_ctx *t, void *arg)
 {
 	struct gather *g = arg;
@@ -382,8 +425,14 @@ static int gather_task(struct task_ctx *t, void *arg)
 	char limitv[40];
 	char fabricv[] = "BRINGUP_FABRIC=1", deepv[] = "BRINGUP_DEEP=1";
 	struct remote_cmd cmd = { .command = "sh -s", .env = env };
+	struct spill spill = { .fd = tmpfile_open(), .err = STRBUF_INIT };
 	struct cmd_result res;
 	int rc;
+
+	if (spill.fd >= 0) {
+		cmd.sink = spill_sink;
+		cmd.sink_arg = &spill;
+	}
 
 	families(h, &fam);
 	strbuf_addf(&envv, "BRINGUP_FACTS=%s", fam.buf);
@@ -440,6 +489,8 @@ static int gather_task(struct task_ctx *t, void *arg)
 			     h->name);
 		goto out;
 	}
+	if ((rc = spill_back(&spill, h, &res, task_err(t))))
+		goto out;
 	rc = facts_split(res.out.buf, res.out.len, &hf->raw, task_err(t));
 	/* Split, the text is in hf->raw: its buffer goes before the parsers
 	 * add theirs (64 hosts at once hold both otherwise). */
@@ -466,6 +517,9 @@ static int gather_task(struct task_ctx *t, void *arg)
 	prune_gpfs(g->inv, h, hf);
 out:
 	cmd_result_release(&res);
+	if (spill.fd >= 0)
+		close(spill.fd);
+	strbuf_release(&spill.err);
 	strbuf_release(&fam);
 	strbuf_release(&envv);
 	strbuf_release(&userv);

@@ -3,6 +3,7 @@
  * unlinked spill file. See fold.h.
  */
 #include "fold.h"
+#include "tmpfile.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -120,25 +121,12 @@ void fold_out_free(struct fold_out *o)
 	free(o);
 }
 
-/* The spill file: unlinked from the start, so that it goes when we do and
- * no other user can open it (outputs may hold what only root should see). */
+/* The spill file, made on first need (tmpfile.h). */
 static int spill_fd(struct fold *f)
 {
 	pthread_mutex_lock(&f->lock);
 	if (f->fd < 0 && !f->fd_failed) {
-		const char *dir = getenv("TMPDIR");
-
-		if (!dir || !*dir)
-			dir = "/tmp";
-		f->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC | O_EXCL, 0600);
-		if (f->fd < 0) {
-			char *path = xasprintf("%s/bringup-out.XXXXXX", dir);
-
-			f->fd = mkostemp(path, O_CLOEXEC);
-			if (f->fd >= 0)
-				unlink(path);
-			free(path);
-		}
+		f->fd = tmpfile_open();
 		f->fd_failed = f->fd < 0;
 	}
 	pthread_mutex_unlock(&f->lock);
@@ -153,14 +141,8 @@ static int spill_write(struct fold *f, struct stream *s, const char *buf, size_t
 	if (fd < 0)
 		return -1;
 	off = (off_t)atomic_fetch_add(&f->end, (long long)len);
-	for (size_t done = 0; done < len;) {
-		ssize_t w = pwrite(fd, buf + done, len - done, off + (off_t)done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		done += (size_t)w;
-	}
+	if (tmpfile_write(fd, buf, len, off))
+		return -1;
 	if (s->next && s->ext[s->next - 1].off + (off_t)s->ext[s->next - 1].len == off) {
 		s->ext[s->next - 1].len += len;
 	} else {
@@ -185,21 +167,12 @@ static int stream_pread(const struct fold *f, const struct stream *s, size_t pos
 			pos -= e->len;
 			continue;
 		}
-		while (pos < e->len && n) {
-			size_t want = e->len - pos < n ? e->len - pos : n;
-			ssize_t r = pread(f->fd, buf, want, e->off + (off_t)pos);
+		size_t want = e->len - pos < n ? e->len - pos : n;
 
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0) {
-				if (!r)
-					errno = EIO;
-				return -1;
-			}
-			buf += r;
-			pos += (size_t)r;
-			n -= (size_t)r;
-		}
+		if (tmpfile_read(f->fd, buf, want, e->off + (off_t)pos))
+			return -1;
+		buf += want;
+		n -= want;
 		pos = 0;
 	}
 	return n ? (errno = EIO, -1) : 0;

@@ -1,5 +1,5 @@
 /*
- * The fabric as a whole, from one iblinkinfo reading (parse-iblinkinfo.c).
+ * The fabric as a whole, from one iblinkinfo reading (parse-iblinkinfo.h).
  * See check-fabric.h.
  *
  * Switches are told apart by what iblinkinfo shows of them: a leaf has at
@@ -10,6 +10,7 @@
 #include "check-fabric.h"
 #include "facts.h"
 #include "nodeset.h"
+#include "parse-iblinkinfo.h"
 #include "strbuf.h"
 #include "strlist.h"
 #include "xalloc.h"
@@ -20,17 +21,17 @@
 #include <strings.h>
 
 struct fswitch {
-	json_t *node;            /* the reading's node object */
+	const struct ibl_node *node; /* the reading's */
 	const char *desc;        /* "MF0;sim-leaf01:MSB7700/U1" */
 	char *name;              /* "sim-leaf01" (see switch_name) */
-	json_int_t lid;          /* the switch's LID, on each of its port lines */
+	long long lid;           /* the switch's LID, on each of its port lines */
 	size_t ca_ports;         /* ports cabled to a CA */
 	size_t isl_ports;        /* ports cabled to a switch */
 	bool leaf;
 };
 
 struct fabric {
-	json_t *reading;
+	const struct ibl_fabric *reading;
 	struct fswitch *sw;
 	size_t nsw;
 	size_t leaves, spines;
@@ -41,15 +42,20 @@ static const char *jstr(json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
-static json_int_t jint(json_t *o, const char *key)
+/* Switch s's ports, for (p = first(s); p < end(s); p++). */
+static const struct ibl_port *first(const struct fabric *fb, const struct fswitch *s)
 {
-	return json_integer_value(json_object_get(o, key));
+	return fb->reading->ports + s->node->first;
+}
+
+static const struct ibl_port *end(const struct fabric *fb, const struct fswitch *s)
+{
+	return first(fb, s) + s->node->n;
 }
 
 bool fabric_is_reader(const struct check_ctx *cc)
 {
-	return fact_parsed(cc->hf, "iblinkinfo") ||
-	       json_object_get(cc->hf->parse_errors, "iblinkinfo");
+	return cc->hf->fabric || json_object_get(cc->hf->parse_errors, "iblinkinfo");
 }
 
 /* The leaf host h's port of HCA hca is planned on (its `fabric_leaf`
@@ -91,7 +97,7 @@ static char *switch_name(const char *desc)
 }
 
 /* The switch at LID lid described desc (iblinkinfo names a peer by both). */
-static struct fswitch *fabric_switch(struct fabric *fb, json_int_t lid, const char *desc)
+static struct fswitch *fabric_switch(const struct fabric *fb, long long lid, const char *desc)
 {
 	for (size_t i = 0; desc && i < fb->nsw; i++)
 		if (fb->sw[i].lid == lid && !strcmp(fb->sw[i].desc, desc))
@@ -112,7 +118,7 @@ static void fabric_release(struct fabric *fb)
  */
 static int fabric_load(struct check_ctx *cc, struct fabric *fb)
 {
-	json_t *fab = fact_parsed(cc->hf, "iblinkinfo"), *n, *p;
+	const struct ibl_fabric *fab = cc->hf->fabric;
 	size_t i, k;
 
 	memset(fb, 0, sizeof(*fb));
@@ -121,24 +127,24 @@ static int fabric_load(struct check_ctx *cc, struct fabric *fb)
 			   json_string_value(json_object_get(cc->hf->parse_errors, "iblinkinfo")));
 		return -1;
 	}
-	if (json_is_false(json_object_get(fab, "ok"))) {
+	if (!iblinkinfo_ok(fab)) {
 		check_fail(cc, NULL, "iblinkinfo reads the fabric", "iblinkinfo failed",
-			   jstr(fab, "error"));
+			   jstr(fab->status, "error"));
 		return -1;
 	}
 	fb->reading = fab;
-	fb->sw = xcalloc(json_array_size(json_object_get(fab, "nodes")) + 1, sizeof(*fb->sw));
-	json_array_foreach(json_object_get(fab, "nodes"), i, n) {
+	fb->sw = xcalloc(fab->nnodes + 1, sizeof(*fb->sw));
+	for (i = 0; i < fab->nnodes; i++) {
+		const struct ibl_node *n = &fab->nodes[i];
 		struct fswitch *s;
 
-		if (!jstr(n, "type") || strcmp(jstr(n, "type"), "Switch") || !jstr(n, "desc") ||
-		    !json_array_size(json_object_get(n, "ports")))
+		if (strcmp(n->type, "Switch") || !n->desc || !n->n)
 			continue;
 		s = &fb->sw[fb->nsw++];
 		s->node = n;
-		s->desc = jstr(n, "desc");
+		s->desc = n->desc;
 		s->name = switch_name(s->desc);
-		s->lid = jint(json_array_get(json_object_get(n, "ports"), 0), "lid");
+		s->lid = fab->ports[n->first].lid;
 	}
 	/* two switches of one name (unnamed switches all say "SwitchIB ...")
 	 * are told apart by LID */
@@ -146,7 +152,7 @@ static int fabric_load(struct check_ctx *cc, struct fabric *fb)
 		for (k = 0; k < fb->nsw; k++)
 			if (k != i && !strcmp(fb->sw[i].desc, fb->sw[k].desc)) {
 				char *named = xasprintf("%s (lid %lld)", fb->sw[i].name,
-							(long long)fb->sw[i].lid);
+							fb->sw[i].lid);
 
 				free(fb->sw[i].name);
 				fb->sw[i].name = named;
@@ -155,12 +161,10 @@ static int fabric_load(struct check_ctx *cc, struct fabric *fb)
 	for (i = 0; i < fb->nsw; i++) {
 		struct fswitch *s = &fb->sw[i];
 
-		json_array_foreach(json_object_get(s->node, "ports"), k, p) {
-			json_t *peer = json_object_get(p, "peer");
-
-			if (!jstr(peer, "desc"))
+		for (const struct ibl_port *p = first(fb, s); p < end(fb, s); p++) {
+			if (!p->peer_desc)
 				continue; /* down: nothing at the far end */
-			if (fabric_switch(fb, jint(peer, "lid"), jstr(peer, "desc")))
+			if (fabric_switch(fb, p->peer_lid, p->peer_desc))
 				s->isl_ports++;
 			else
 				s->ca_ports++;
@@ -175,13 +179,11 @@ static int fabric_load(struct check_ctx *cc, struct fabric *fb)
 }
 
 /* The port numbered port of switch s, or NULL. */
-static json_t *switch_port(const struct fswitch *s, json_int_t port)
+static const struct ibl_port *switch_port(const struct fabric *fb, const struct fswitch *s,
+					  long long port)
 {
-	json_t *p;
-	size_t i;
-
-	json_array_foreach(json_object_get(s->node, "ports"), i, p)
-		if (jint(p, "port") == port)
+	for (const struct ibl_port *p = first(fb, s); p < end(fb, s); p++)
+		if (p->port == port)
 			return p;
 	return NULL;
 }
@@ -224,18 +226,16 @@ static bool isl_expected(const struct check_ctx *cc, const char **ret_width,
 	return false;
 }
 
-static bool end_below(json_t *p, const char *width, double want)
+static bool end_below(const struct ibl_port *p, const char *width, double want)
 {
-	return !p || !jstr(p, "width") || strcmp(jstr(p, "width"), width) ||
-	       json_number_value(json_object_get(p, "lane_gbps")) < want - 0.01;
+	return !p || !p->width || strcmp(p->width, width) || p->lane_gbps < want - 0.01;
 }
 
-static char *end_text(json_t *p, const char *name)
+static char *end_text(const struct ibl_port *p, const char *name)
 {
 	if (!p)
 		return xasprintf("not seen at %s", name);
-	return xasprintf("%s %.10g Gbps at %s", jstr(p, "width") ? jstr(p, "width") : "?",
-			 json_number_value(json_object_get(p, "lane_gbps")), name);
+	return xasprintf("%s %.10g Gbps at %s", p->width ? p->width : "?", p->lane_gbps, name);
 }
 
 void run_ib_fabric_isl(struct check_ctx *cc)
@@ -255,24 +255,20 @@ void run_ib_fabric_isl(struct check_ctx *cc)
 		return;
 	exp = xasprintf("%s %s", width, speed);
 	for (size_t i = 0; i < fb.nsw; i++) {
-		json_t *p;
-		size_t k;
-
-		json_array_foreach(json_object_get(fb.sw[i].node, "ports"), k, p) {
-			json_t *peer = json_object_get(p, "peer"), *far;
-			struct fswitch *o = fabric_switch(&fb, jint(peer, "lid"), jstr(peer, "desc"));
-			json_int_t pport = jint(peer, "port");
+		for (const struct ibl_port *p = first(&fb, &fb.sw[i]); p < end(&fb, &fb.sw[i]); p++) {
+			const struct ibl_port *far;
+			struct fswitch *o = fabric_switch(&fb, p->peer_lid, p->peer_desc);
+			long long pport = p->peer_port;
 			double want = ib_lane_gbps(speed);
 
 			/* each cable once: from the end that comes first */
-			if (!o || o < &fb.sw[i] || (o == &fb.sw[i] && pport < jint(p, "port")))
+			if (!o || o < &fb.sw[i] || (o == &fb.sw[i] && pport < p->port))
 				continue;
 			nisl++;
-			far = switch_port(o, pport);
+			far = switch_port(&fb, o, pport);
 			if (end_below(p, width, want) || end_below(far, width, want)) {
-				char *subj = xasprintf("%s port %lld <-> %s port %lld", fb.sw[i].name,
-						       (long long)jint(p, "port"), o->name,
-						       (long long)pport);
+				char *subj = xasprintf("%s port %d <-> %s port %lld", fb.sw[i].name,
+						       p->port, o->name, pport);
 				char *here = end_text(p, fb.sw[i].name), *there = end_text(far, o->name);
 				char *found = xasprintf("%s, %s", here, there);
 
@@ -319,6 +315,7 @@ static void fabric_cas(const struct check_ctx *cc, const struct fabric *fb,
 		       struct strlist *out, const char **ret_source)
 {
 	json_t *hosts = fact_parsed(cc->hf, "ibhosts"), *n;
+	const struct ibl_fabric *fab = fb->reading;
 	size_t i;
 
 	if (hosts && json_is_true(json_object_get(hosts, "ok"))) {
@@ -329,9 +326,9 @@ static void fabric_cas(const struct check_ctx *cc, const struct fabric *fb,
 		return;
 	}
 	*ret_source = "iblinkinfo";
-	json_array_foreach(json_object_get(fb->reading, "nodes"), i, n)
-		if (jstr(n, "type") && !strcmp(jstr(n, "type"), "CA") && jstr(n, "desc"))
-			strlist_push(out, jstr(n, "desc"));
+	for (i = 0; i < fab->nnodes; i++)
+		if (!strcmp(fab->nodes[i].type, "CA") && fab->nodes[i].desc)
+			strlist_push(out, fab->nodes[i].desc);
 }
 
 /* One of the CAs is described "HOST ..." (rdma-ndd's "HOST HCA"). */
@@ -429,13 +426,11 @@ void run_ib_fabric_size(struct check_ctx *cc)
 static void leaf_cabling(struct check_ctx *cc, struct fabric *fb, struct fswitch *leaf)
 {
 	const struct fabric_expect *f = &cc->inv->fabric;
-	size_t *cables = xcalloc(fb->nsw + 1, sizeof(*cables)), k;
+	size_t *cables = xcalloc(fb->nsw + 1, sizeof(*cables));
 	struct strbuf exp = STRBUF_INIT, found = STRBUF_INIT, bad = STRBUF_INIT;
-	json_t *p;
 
-	json_array_foreach(json_object_get(leaf->node, "ports"), k, p) {
-		json_t *peer = json_object_get(p, "peer");
-		struct fswitch *o = fabric_switch(fb, jint(peer, "lid"), jstr(peer, "desc"));
+	for (const struct ibl_port *p = first(fb, leaf); p < end(fb, leaf); p++) {
+		struct fswitch *o = fabric_switch(fb, p->peer_lid, p->peer_desc);
 
 		if (o)
 			cables[o - fb->sw]++;
@@ -481,7 +476,7 @@ static void leaf_cabling(struct check_ctx *cc, struct fabric *fb, struct fswitch
  * its whole description, or its GUID. */
 static bool switch_is(const struct fswitch *s, const char *want)
 {
-	const char *guid = jstr(s->node, "guid");
+	const char *guid = s->node->guid;
 
 	return !strcmp(s->name, want) || !strcmp(s->desc, want) ||
 	       (guid && !strcasecmp(guid, want));
@@ -489,24 +484,19 @@ static bool switch_is(const struct fswitch *s, const char *want)
 
 /* The switch and port that host's HCA port e is cabled to, or NULL. */
 static struct fswitch *host_port_switch(struct fabric *fb, const char *host,
-					const struct hca_expect *e, json_int_t *ret_port)
+					const struct hca_expect *e, long long *ret_port)
 {
 	char *desc = xasprintf("%s %s", host, e->name);
 	struct fswitch *found = NULL;
-	json_t *p;
-	size_t k;
 
 	for (size_t i = 0; i < fb->nsw && !found; i++)
-		json_array_foreach(json_object_get(fb->sw[i].node, "ports"), k, p) {
-			json_t *peer = json_object_get(p, "peer");
-
-			if (jstr(peer, "desc") && !strcmp(jstr(peer, "desc"), desc) &&
-			    jint(peer, "port") == (json_int_t)e->port) {
+		for (const struct ibl_port *p = first(fb, &fb->sw[i]); p < end(fb, &fb->sw[i]); p++)
+			if (p->peer_desc && !strcmp(p->peer_desc, desc) &&
+			    p->peer_port == (int)e->port) {
 				found = &fb->sw[i];
-				*ret_port = jint(p, "port");
+				*ret_port = p->port;
 				break;
 			}
-		}
 	free(desc);
 	return found;
 }
@@ -528,7 +518,7 @@ static void host_leaves(struct check_ctx *cc, struct fabric *fb)
 			const struct hca_expect *e = &h->hcas[k];
 			const char *want = planned_leaf(h, e->name);
 			struct fswitch *on;
-			json_int_t port = 0;
+			long long port = 0;
 			char *subj, *exp, *found;
 
 			if (!want || e->link_layer == LINK_ETH)
@@ -538,7 +528,7 @@ static void host_leaves(struct check_ctx *cc, struct fabric *fb)
 				continue;
 			subj = xasprintf("%s %s/%u", h->name, e->name, e->port);
 			exp = xasprintf("on %s", want);
-			found = xasprintf("on %s port %lld", on->name, (long long)port);
+			found = xasprintf("on %s port %lld", on->name, port);
 			check_fail(cc, subj, exp, found,
 				   "the host port is cabled to another leaf than planned: move the cable "
 				   "to its leaf, or correct the host's fabric_leaf");

@@ -3,6 +3,7 @@
  * check-fleet.h.
  */
 #include "check-fleet.h"
+#include "parse-iblinkinfo.h"
 #include "xalloc.h"
 
 #include <jansson.h>
@@ -60,7 +61,6 @@ const struct fleet_host *fleet_host(const struct fleet *fl, size_t host)
 struct fabric_node {
 	const char *desc;
 	size_t i;
-	json_t *node;
 };
 
 static int cmp_fabric_node(const void *a, const void *b)
@@ -88,17 +88,16 @@ static size_t fabric_first(const struct fabric_node *idx, size_t nn, const char 
 }
 
 /* The port (lid, port) of the first node described desc that has it. */
-static json_t *fabric_port_of(const struct fabric_node *idx, size_t nn, const char *desc,
-			      json_int_t lid, json_int_t port)
+static const struct ibl_port *fabric_port_of(const struct ibl_fabric *fab,
+					     const struct fabric_node *idx, size_t nn,
+					     const char *desc, long long lid, long long port)
 {
 	for (size_t i = fabric_first(idx, nn, desc); i < nn && !strcmp(idx[i].desc, desc); i++) {
-		json_t *p;
-		size_t k;
+		const struct ibl_node *n = &fab->nodes[idx[i].i];
 
-		json_array_foreach(json_object_get(idx[i].node, "ports"), k, p)
-			if (json_integer_value(json_object_get(p, "lid")) == lid &&
-			    json_integer_value(json_object_get(p, "port")) == port)
-				return p;
+		for (size_t k = n->first; k < n->first + n->n; k++)
+			if (fab->ports[k].lid == lid && fab->ports[k].port == port)
+				return &fab->ports[k];
 	}
 	return NULL;
 }
@@ -106,54 +105,55 @@ static json_t *fabric_port_of(const struct fabric_node *idx, size_t nn, const ch
 /* Host h's HCA e as the reading shows it: the CA "HOST HCA" (the node
  * description rdma-ndd sets), port e->port (the last such), and the switch
  * port at its far end. */
-static void fabric_port_take(struct fabric_port *fp, const struct fabric_node *idx, size_t nn,
+static void fabric_port_take(struct fabric_port *fp, const struct ibl_fabric *fab,
+			     const struct fabric_node *idx, size_t nn,
 			     const struct host *h, const struct hca_expect *e)
 {
 	char *desc = xasprintf("%s %s", h->name, e->name);
-	json_t *p = NULL, *peer, *far, *q;
-	size_t k;
+	const struct ibl_port *p = NULL, *far;
 
-	for (size_t i = fabric_first(idx, nn, desc); i < nn && !strcmp(idx[i].desc, desc); i++)
-		json_array_foreach(json_object_get(idx[i].node, "ports"), k, q)
-			if (json_integer_value(json_object_get(q, "port")) == (json_int_t)e->port)
-				p = q;
+	for (size_t i = fabric_first(idx, nn, desc); i < nn && !strcmp(idx[i].desc, desc); i++) {
+		const struct ibl_node *n = &fab->nodes[idx[i].i];
+
+		for (size_t k = n->first; k < n->first + n->n; k++)
+			if (fab->ports[k].port == (int)e->port)
+				p = &fab->ports[k];
+	}
 	free(desc);
 	if (!p)
 		return;
-	peer = json_object_get(p, "peer");
 	fp->seen = true;
-	fp->width = dup_or_null(jstr(p, "width"));
-	fp->lane_gbps = json_number_value(json_object_get(p, "lane_gbps"));
-	fp->peer_desc = dup_or_null(jstr(peer, "desc"));
-	fp->peer_lid = json_integer_value(json_object_get(peer, "lid"));
-	fp->peer_port = json_integer_value(json_object_get(peer, "port"));
-	far = fabric_port_of(idx, nn, fp->peer_desc ? fp->peer_desc : "", fp->peer_lid,
+	fp->width = dup_or_null(p->width);
+	fp->lane_gbps = p->lane_gbps;
+	fp->peer_desc = dup_or_null(p->peer_desc);
+	fp->peer_lid = p->peer_lid;
+	fp->peer_port = p->peer_port;
+	far = fabric_port_of(fab, idx, nn, fp->peer_desc ? fp->peer_desc : "", fp->peer_lid,
 			     fp->peer_port);
 	if (far) {
 		fp->far_seen = true;
-		fp->far_width = dup_or_null(jstr(far, "width"));
-		fp->far_lane_gbps = json_number_value(json_object_get(far, "lane_gbps"));
+		fp->far_width = dup_or_null(far->width);
+		fp->far_lane_gbps = far->lane_gbps;
 	}
 }
 
-static struct fabric_view *fabric_view_new(const struct fleet *fl, json_t *fab)
+static struct fabric_view *fabric_view_new(const struct fleet *fl, const struct ibl_fabric *fab)
 {
 	struct fabric_view *v = xcalloc(1, sizeof(*v));
-	json_t *nodes = json_object_get(fab, "nodes"), *n;
 	struct fabric_node *idx;
-	size_t nn = 0, i;
+	size_t nn = 0;
 
-	v->failed = json_is_false(json_object_get(fab, "ok"));
-	v->error = dup_or_null(jstr(fab, "error"));
+	v->failed = json_is_false(json_object_get(fab->status, "ok"));
+	v->error = dup_or_null(jstr(fab->status, "error"));
 	v->ports = xcalloc(fl->n ? fl->n : 1, sizeof(*v->ports));
 	if (v->failed)
 		return v;
 	/* an index by description: a host's ports are found without a scan
 	 * of the whole fabric (ib.fabric_links on every host) */
-	idx = xmalloc((json_array_size(nodes) ? json_array_size(nodes) : 1) * sizeof(*idx));
-	json_array_foreach(nodes, i, n)
-		if (jstr(n, "desc"))
-			idx[nn++] = (struct fabric_node){ jstr(n, "desc"), i, n };
+	idx = xmalloc((fab->nnodes ? fab->nnodes : 1) * sizeof(*idx));
+	for (size_t i = 0; i < fab->nnodes; i++)
+		if (fab->nodes[i].desc)
+			idx[nn++] = (struct fabric_node){ fab->nodes[i].desc, i };
 	qsort(idx, nn, sizeof(*idx), cmp_fabric_node);
 	for (size_t pos = 0; pos < fl->n; pos++) {
 		const struct host *h = &fl->inv->hosts[fl->hosts[pos]];
@@ -162,7 +162,7 @@ static struct fabric_view *fabric_view_new(const struct fleet *fl, json_t *fab)
 			continue;
 		v->ports[pos] = xcalloc(h->nhcas, sizeof(**v->ports));
 		for (size_t k = 0; k < h->nhcas; k++)
-			fabric_port_take(&v->ports[pos][k], idx, nn, h, &h->hcas[k]);
+			fabric_port_take(&v->ports[pos][k], fab, idx, nn, h, &h->hcas[k]);
 	}
 	free(idx);
 	return v;
@@ -190,7 +190,7 @@ static void fabric_view_free(struct fabric_view *v, const struct fleet *fl)
 void fleet_take(struct fleet *fl, size_t pos, const struct host_facts *hf)
 {
 	struct fleet_host *fh = &fl->h[pos];
-	json_t *sm = fact_parsed(hf, "sminfo"), *fab = fact_parsed(hf, "iblinkinfo"), *ca;
+	json_t *sm = fact_parsed(hf, "sminfo"), *ca;
 	const char *g = jstr(sm, "sm_guid");
 	size_t k;
 
@@ -217,8 +217,8 @@ void fleet_take(struct fleet *fl, size_t pos, const struct host_facts *hf)
 			fh->guids[fh->nguids++] = strtoull(guid, NULL, 16);
 		}
 	}
-	if (fab)
-		fh->fabric = fabric_view_new(fl, fab);
+	if (hf->fabric)
+		fh->fabric = fabric_view_new(fl, hf->fabric);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -5,6 +5,7 @@
 #include "facts.h"
 #include "jsontext.h"
 #include "parse.h"
+#include "parse-iblinkinfo.h"
 #include "ssh.h"
 #include "strbuf.h"
 #include "template.h"
@@ -29,7 +30,6 @@ static const struct {
 	{ "getenforce", "getenforce" },
 	{ "ibdev2netdev", "ibdev2netdev" },
 	{ "ibhosts", "ibhosts" },
-	{ "iblinkinfo", "iblinkinfo" },
 	{ "ibstat", "ibstat" },
 	{ "ibstatus", "ibstatus" },
 	{ "lsmod", "lsmod" },
@@ -153,6 +153,22 @@ static void facts_parse_per_port(struct host_facts *hf)
 	}
 }
 
+/* The fabric reading, kept compact (parse-iblinkinfo.h). */
+static void facts_parse_fabric(struct host_facts *hf)
+{
+	json_t *sec = json_object_get(hf->raw, "iblinkinfo");
+	const char *out = json_string_value(json_object_get(sec, "output"));
+	struct err e = ERR_INIT;
+
+	if (!out || !*out || json_integer_value(json_object_get(sec, "rc")) == 127)
+		return;
+	if (iblinkinfo_read(out, strlen(out), &hf->fabric, &e))
+		json_object_set_new(hf->parse_errors, "iblinkinfo", json_string(err_msg(&e)));
+	else
+		json_object_del(sec, "output");
+	err_clear(&e);
+}
+
 void facts_parse(struct host_facts *hf)
 {
 	hf->parsed = json_object();
@@ -182,6 +198,7 @@ void facts_parse(struct host_facts *hf)
 		err_clear(&e);
 	}
 	facts_parse_per_port(hf);
+	facts_parse_fabric(hf);
 }
 
 static bool named_in(const char *const *names, const char *name)
@@ -209,6 +226,10 @@ void facts_keep_only(struct host_facts *hf, const char *const *keep)
 	keep_only(hf->raw, keep);
 	keep_only(hf->parsed, keep);
 	keep_only(hf->parse_errors, keep);
+	if (!named_in(keep, "iblinkinfo")) {
+		iblinkinfo_free(hf->fabric);
+		hf->fabric = NULL;
+	}
 }
 
 const struct host_facts *facts_for(const struct facts *f, size_t host)
@@ -662,6 +683,7 @@ void facts_free(struct facts *f)
 		json_decref(f->h[i].raw);
 		json_decref(f->h[i].parsed);
 		json_decref(f->h[i].parse_errors);
+		iblinkinfo_free(f->h[i].fabric);
 	}
 	free(f->h);
 	free(f);
@@ -684,8 +706,14 @@ json_t *facts_to_json(const struct facts *f)
 		}
 		if (hf->raw)
 			json_object_set(o, "raw", hf->raw);
-		if (hf->parsed)
+		if (hf->parsed && hf->fabric) {
+			json_t *p = json_copy(hf->parsed);
+
+			json_object_set_new(p, "iblinkinfo", iblinkinfo_json(hf->fabric));
+			json_object_set_new(o, "parsed", p);
+		} else if (hf->parsed) {
 			json_object_set(o, "parsed", hf->parsed);
+		}
 		if (hf->parse_errors && json_object_size(hf->parse_errors))
 			json_object_set(o, "parse_errors", hf->parse_errors);
 		json_object_set_new(hosts, f->inv->hosts[hf->host].name, o);

@@ -19,6 +19,8 @@
 #include "runner.h"
 #include "strbuf.h"
 
+struct ibl_fabric;
+
 struct host_facts {
 	size_t host;             /* index into inv->hosts */
 	int rc;                  /* 0, or why there are no facts (ERR_CONNECT...) */
@@ -36,6 +38,10 @@ struct host_facts {
 	 * ran and parsed; parse_errors: { "<fact>": "message" }.
 	 */
 	json_t *raw, *parsed, *parse_errors;
+	/* iblinkinfo, where it was read and parsed: compact (a JSON tree of a
+	 * large fabric would be the most precheck holds); "iblinkinfo" in
+	 * parse_errors when it did not parse */
+	struct ibl_fabric *fabric;
 };
 
 struct facts {

@@ -2,6 +2,7 @@
  * tools/iblinkinfo/): full output with CA/Switch headers and down switch
  * ports, and a grepped one without headers. */
 #include "parse-fixture.h"
+#include "../../engine/parse-iblinkinfo.h"
 
 static void test_iblinkinfo_qdr_headers_and_down_ports(void **state)
 {
@@ -96,6 +97,54 @@ static void test_iblinkinfo_isl_below_capability(void **state)
 	json_decref(j);
 }
 
+/*
+ * The compact reading precheck keeps (parse-iblinkinfo.h): each node's
+ * ports are its own run of the port array, strings are held once (every
+ * port cabled to one switch shares its description), and a number too
+ * large for a LID or a port is an error naming the line, not a wrapped
+ * value.
+ */
+static void test_iblinkinfo_compact_reading(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct ibl_fabric *f;
+	struct err err = ERR_INIT;
+	const char *leaf = NULL;
+	size_t ports = 0, shared = 0;
+	json_t *j;
+
+	(void)state;
+	fixture_read("iblinkinfo", "iblinkinfo_qdr_infiniscale_iv_switch_ports_down_polling.txt", &sb);
+	assert_int_equal(iblinkinfo_read(sb.buf, sb.len, &f, &err), 0);
+	assert_true(iblinkinfo_ok(f));
+	j = parse_text("iblinkinfo", sb.buf, sb.len);
+	assert_int_equal(f->nnodes, json_array_size(json_object_get(j, "nodes")));
+	for (size_t i = 0; i < f->nnodes; i++) {
+		assert_int_equal(f->nodes[i].first, ports);
+		ports += f->nodes[i].n;
+	}
+	assert_int_equal(ports, f->nports);
+	for (size_t i = 0; i < f->nports; i++) {
+		const char *d = f->ports[i].peer_desc;
+
+		if (d && !strcmp(d, "Infiniscale-IV Mellanox Technologies")) {
+			shared += leaf == d;
+			leaf = leaf ? leaf : d;
+		}
+	}
+	assert_true(shared >= 7); /* eight CAs on the one switch */
+	assert_int_equal(f->ports[0].lid, 1);
+	assert_int_equal(f->ports[0].peer_port, 9);
+	assert_true(f->ports[0].has_peer_port);
+	json_decref(j);
+	iblinkinfo_free(f);
+	expect_error_text("iblinkinfo",
+			  "          2 99999999999[  ] ==( 4X 25.78125 Gbps Active/ LinkUp)==> 4 1[  ] \"a\" ( )\n",
+			  84, "line 1: expected");
+	strbuf_release(&sb);
+	err_clear(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -103,6 +152,7 @@ int main(void)
 		cmocka_unit_test(test_iblinkinfo_grepped_edr),
 		cmocka_unit_test(test_iblinkinfo_malformed_and_failure),
 		cmocka_unit_test(test_iblinkinfo_isl_below_capability),
+		cmocka_unit_test(test_iblinkinfo_compact_reading),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

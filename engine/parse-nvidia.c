@@ -415,6 +415,28 @@ static int smiq_line(void *state, struct pline *ln, struct err *err)
 	return has_val ? smiq_gpu_field(st, ln, err, key, val) : 0;
 }
 
+/*
+ * "Attached GPUs" against the GPU sections that follow: fewer is a GPU that
+ * fell off the bus while nvidia-smi listed it, or an output cut short (or
+ * `nvidia-smi -q -i N`, one GPU of all); a warning, which precheck's
+ * gpu.warnings reports, not GPUs made up or dropped.
+ */
+static void smiq_count_gpus(struct smiq_state *st)
+{
+	json_t *att = json_object_get(st->root, "attached_gpus");
+	size_t n = json_array_size(st->gpus);
+
+	if (json_is_integer(att) && json_integer_value(att) != (json_int_t)n) {
+		char *msg = xasprintf("Attached GPUs is %lld but %zu GPU section%s follow%s: a GPU "
+				      "lost while listing, or the output cut (or -i)",
+				      (long long)json_integer_value(att), n, n == 1 ? "" : "s",
+				      n == 1 ? "s" : "");
+
+		parse_warning(st->root, msg);
+		free(msg);
+	}
+}
+
 int parse_nvidia_smi_q(const char *buf, size_t len, json_t **ret, struct err *err)
 {
 	struct smiq_state st = { 0 };
@@ -428,6 +450,8 @@ int parse_nvidia_smi_q(const char *buf, size_t len, json_t **ret, struct err *er
 	strbuf_release(&st.path);
 	if (!rc && !parse_failed(st.root) && !json_array_size(st.gpus))
 		rc = parse_error_end("nvidia-smi-q", err, "no 'GPU <bus id>' section");
+	if (!rc)
+		smiq_count_gpus(&st);
 	return parse_done(rc, st.root, ret);
 }
 

@@ -112,7 +112,37 @@ static void test_smi_q_h100_power_brake(void **state)
 	}
 	assert_jstr_at(j, "gpus/0/clocks_event_reasons_active/1", "hw_power_brake_slowdown");
 	assert_jstr_at(j, "gpus/7/serial", "1650124007084");
+	assert_null(json_object_get(j, "warnings"));
 	json_decref(j);
+}
+
+/*
+ * The same capture cut before its eighth GPU (a GPU lost mid-listing, or a
+ * cut output): seven GPUs, and a warning that says eight were attached,
+ * not a quiet seven.
+ */
+static void test_smi_q_fewer_gpu_sections_than_attached(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *eighth;
+	json_t *j;
+
+	(void)state;
+	fixture_read("nvidia-smi-q", "h100_8x_535_hw_slowdown_active_degraded.txt", &sb);
+	eighth = sb.buf;
+	for (int i = 0; i < 8; i++) {
+		eighth = strstr(eighth + 1, "\nGPU 00000000:");
+		assert_non_null(eighth);
+	}
+	j = parse_text("nvidia-smi-q", sb.buf, (size_t)(eighth - sb.buf + 1));
+	assert_jbool_at(j, "ok", 1);
+	assert_jint_at(j, "attached_gpus", 8);
+	assert_jsize_at(j, "gpus", 7);
+	assert_jsize_at(j, "warnings", 1);
+	assert_jstr_at(j, "warnings/0", "Attached GPUs is 8 but 7 GPU sections follow: a GPU lost "
+		       "while listing, or the output cut (or -i)");
+	json_decref(j);
+	strbuf_release(&sb);
 }
 
 /* Driver 460 says "Clocks Throttle Reasons": same keys come out. */
@@ -481,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_smi_table_510_blank_process_names),
 		cmocka_unit_test(test_smi_table_err_values),
 		cmocka_unit_test(test_smi_q_h100_power_brake),
+		cmocka_unit_test(test_smi_q_fewer_gpu_sections_than_attached),
 		cmocka_unit_test(test_smi_q_a100_old_throttle_name),
 		cmocka_unit_test(test_smi_q_top_field_after_gpu_frees_path),
 		cmocka_unit_test(test_topo_a100_tabs_and_spaces),

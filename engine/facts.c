@@ -153,6 +153,48 @@ static void facts_parse_per_port(struct host_facts *hf)
 	}
 }
 
+static bool gpfs_row_wanted(const struct inventory *inv, const struct host *h, const char *name)
+{
+	const struct strlist *q = &inv->groups[ROLE_SCALE_QUORUM].hosts;
+	size_t n;
+
+	if (!name)
+		return false;
+	n = strcspn(name, ".");
+	if (strlen(h->name) == n && !strncmp(name, h->name, n))
+		return true;
+	for (size_t i = 0; i < q->n; i++)
+		if (strlen(q->v[i]) == n && !strncmp(name, q->v[i], n))
+			return true;
+	return false;
+}
+
+/*
+ * GPFS tables list every node of the cluster on every node: kept whole,
+ * 256 hosts would hold 256 x 256 rows. A host keeps its own row and the
+ * quorum nodes' (what the scale checks read).
+ */
+static void prune_gpfs(const struct inventory *inv, const struct host *h, struct host_facts *hf)
+{
+	json_t *st = json_object_get(json_object_get(hf->parsed, "mmgetstate"), "nodes");
+	json_t *fss = json_object_get(json_object_get(hf->parsed, "mmlsmount"), "filesystems");
+	json_t *fs;
+	size_t i;
+
+	for (i = json_array_size(st); i-- > 0;)
+		if (!gpfs_row_wanted(inv, h, json_string_value(json_object_get(json_array_get(st, i), "name"))))
+			json_array_remove(st, i);
+	json_array_foreach(fss, i, fs) {
+		json_t *nodes = json_object_get(fs, "nodes");
+		for (size_t k = json_array_size(nodes); k-- > 0;) {
+			const char *nm = json_string_value(json_object_get(json_array_get(nodes, k), "node"));
+			size_t n = nm ? strcspn(nm, ".") : 0;
+			if (!nm || strlen(h->name) != n || strncmp(nm, h->name, n))
+				json_array_remove(nodes, k);
+		}
+	}
+}
+
 /* The fabric reading, kept compact (parse-iblinkinfo.h). */
 static void facts_parse_fabric(struct host_facts *hf)
 {
@@ -169,7 +211,12 @@ static void facts_parse_fabric(struct host_facts *hf)
 	err_clear(&e);
 }
 
-void facts_parse(struct host_facts *hf)
+/*
+ * Every section with a parser, parsed. With inv and h, a GPFS table is cut
+ * to the rows h's checks read as soon as it is parsed, before the next:
+ * on a 1,000-node cluster each is a tree of some 1,000 rows.
+ */
+static void parse_all(struct host_facts *hf, const struct inventory *inv, const struct host *h)
 {
 	hf->parsed = json_object();
 	hf->parse_errors = json_object();
@@ -194,11 +241,19 @@ void facts_parse(struct host_facts *hf)
 			json_object_set_new(hf->parsed, fact_parsers[i].fact, j);
 			/* Parsed is enough; keeping the text too doubles a host's facts. */
 			json_object_del(sec, "output");
+			if (inv && (!strcmp(fact_parsers[i].fact, "mmgetstate") ||
+				    !strcmp(fact_parsers[i].fact, "mmlsmount")))
+				prune_gpfs(inv, h, hf);
 		}
 		err_clear(&e);
 	}
 	facts_parse_per_port(hf);
 	facts_parse_fabric(hf);
+}
+
+void facts_parse(struct host_facts *hf)
+{
+	parse_all(hf, NULL, NULL);
 }
 
 static bool named_in(const char *const *names, const char *name)
@@ -329,48 +384,6 @@ static char *peers_env(const struct inventory *inv, const size_t *idx, size_t n,
 		return NULL;
 	}
 	return strbuf_detach(&sb, NULL);
-}
-
-static bool gpfs_row_wanted(const struct inventory *inv, const struct host *h, const char *name)
-{
-	const struct strlist *q = &inv->groups[ROLE_SCALE_QUORUM].hosts;
-	size_t n;
-
-	if (!name)
-		return false;
-	n = strcspn(name, ".");
-	if (strlen(h->name) == n && !strncmp(name, h->name, n))
-		return true;
-	for (size_t i = 0; i < q->n; i++)
-		if (strlen(q->v[i]) == n && !strncmp(name, q->v[i], n))
-			return true;
-	return false;
-}
-
-/*
- * GPFS tables list every node of the cluster on every node: kept whole,
- * 256 hosts would hold 256 x 256 rows. A host keeps its own row and the
- * quorum nodes' (what the scale checks read).
- */
-static void prune_gpfs(const struct inventory *inv, const struct host *h, struct host_facts *hf)
-{
-	json_t *st = json_object_get(json_object_get(hf->parsed, "mmgetstate"), "nodes");
-	json_t *fss = json_object_get(json_object_get(hf->parsed, "mmlsmount"), "filesystems");
-	json_t *fs;
-	size_t i;
-
-	for (i = json_array_size(st); i-- > 0;)
-		if (!gpfs_row_wanted(inv, h, json_string_value(json_object_get(json_array_get(st, i), "name"))))
-			json_array_remove(st, i);
-	json_array_foreach(fss, i, fs) {
-		json_t *nodes = json_object_get(fs, "nodes");
-		for (size_t k = json_array_size(nodes); k-- > 0;) {
-			const char *nm = json_string_value(json_object_get(json_array_get(nodes, k), "node"));
-			size_t n = nm ? strcspn(nm, ".") : 0;
-			if (!nm || strlen(h->name) != n || strncmp(nm, h->name, n))
-				json_array_remove(nodes, k);
-		}
-	}
 }
 
 /*
@@ -534,8 +547,7 @@ static int gather_task(struct task_ctx *t, void *arg)
 			hf->have_skew = true;
 		}
 	}
-	facts_parse(hf);
-	prune_gpfs(g->inv, h, hf);
+	parse_all(hf, g->inv, h);
 out:
 	cmd_result_release(&res);
 	if (spill.fd >= 0)

@@ -23,9 +23,9 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

@@ -47,8 +47,8 @@ struct check_def {
 	bool fleet;
 };
 
-/* Its strings are the report's (check_report.strings): one copy of each. */
-/* Some 90 a host: 48 bytes, not 56 (host and status share a word). */
+/* Its strings are the report's (check_report.strings): one copy of each.
+ * Some 90 a host: 48 bytes, not 56 (host and status share a word). */
 struct check_result {
 	const struct check_def *def;
 	const char *subject;     /* port, device...; NULL for the host itself */

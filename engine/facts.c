@@ -409,39 +409,59 @@ static void ib_ports_env(const struct host *h, struct strbuf *ports, struct strb
  * A host's facts run to some 100 KB, more where GPFS lists a large cluster's
  * nodes: 64 hosts in flight held them all while their scripts ran. stdout
  * goes to an unlinked temporary file instead, read back once the command
- * is over and its session gone; stderr (the shell's own complaints, a line
- * or two) stays in memory. Without a file the output is held as before.
+ * is over and its session gone. stderr is dropped, as it was unread
+ * before: facts.sh sends each tool's into its section (2>&1). Without a
+ * file, or once a write to it fails ($TMPDIR full), the output is held in
+ * memory, as exec's fold does (fold.c).
  */
 struct spill {
 	int fd;
-	off_t len;            /* written so far */
-	int write_errno;      /* the first failed write's errno; 0: none */
-	struct strbuf err;
+	off_t len;            /* in the file */
+	bool in_memory;       /* a write failed: what the file had, and the rest, in mem */
+	int lost_errno;       /* not even the file's part could be read back */
+	struct strbuf mem;
 };
 
 static void spill_sink(void *arg, int stream, const char *buf, size_t len)
 {
 	struct spill *s = arg;
 
-	if (stream)
-		strbuf_add(&s->err, buf, len);
-	else if (!s->write_errno && tmpfile_write(s->fd, buf, len, s->len))
-		s->write_errno = errno ? errno : EIO;
-	else
-		s->len += (off_t)len;
+	if (stream || s->lost_errno)
+		return;
+	if (!s->in_memory) {
+		if (!tmpfile_write(s->fd, buf, len, s->len)) {
+			s->len += (off_t)len;
+			return;
+		}
+		s->in_memory = true;
+		strbuf_grow(&s->mem, (size_t)s->len);
+		if (tmpfile_read(s->fd, s->mem.buf, (size_t)s->len, 0)) {
+			s->lost_errno = errno ? errno : EIO;
+			return;
+		}
+		strbuf_setlen(&s->mem, (size_t)s->len);
+	}
+	strbuf_add(&s->mem, buf, len);
 }
 
 /* The output back in res->out, or an error naming the host. */
 static int spill_back(struct spill *s, const struct host *h, struct cmd_result *res,
 		      struct err *err)
 {
+	int e = s->lost_errno;
+
 	if (s->fd < 0)
 		return 0;
-	if (!s->write_errno && tmpfile_read_all(s->fd, &res->out))
-		s->write_errno = errno ? errno : EIO;
-	if (s->write_errno)
-		return err_set(err, ERR_IO, "host %s: facts could not be kept in a temporary file "
-			       "in %s: %s", h->name, tmpfile_dir(), strerror(s->write_errno));
+	if (s->in_memory && !e) {
+		strbuf_release(&res->out);
+		res->out = s->mem;
+		strbuf_init(&s->mem, 0);
+	} else if (!e && tmpfile_read_all(s->fd, &res->out)) {
+		e = errno ? errno : EIO;
+	}
+	if (e)
+		return err_set(err, ERR_IO, "host %s: facts could not be read back from their "
+			       "temporary file in %s: %s", h->name, tmpfile_dir(), strerror(e));
 	return 0;
 }
 
@@ -459,7 +479,7 @@ static int gather_task(struct task_ctx *t, void *arg)
 	char limitv[40];
 	char fabricv[] = "BRINGUP_FABRIC=1", deepv[] = "BRINGUP_DEEP=1";
 	struct remote_cmd cmd = { .command = "sh -s", .env = env };
-	struct spill spill = { .fd = tmpfile_open(), .err = STRBUF_INIT };
+	struct spill spill = { .fd = tmpfile_open(), .mem = STRBUF_INIT };
 	struct cmd_result res;
 	int rc;
 
@@ -552,7 +572,7 @@ out:
 	cmd_result_release(&res);
 	if (spill.fd >= 0)
 		close(spill.fd);
-	strbuf_release(&spill.err);
+	strbuf_release(&spill.mem);
 	strbuf_release(&fam);
 	strbuf_release(&envv);
 	strbuf_release(&userv);

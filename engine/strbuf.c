@@ -47,7 +47,10 @@ void strbuf_grow(struct strbuf *sb, size_t extra)
 	if (fresh)
 		sb->buf = NULL;
 	{
-		size_t n = sb->alloc ? sb->alloc : 64;
+		/* A fresh buffer asked for much at once (a file read whole, a
+		 * hint) gets exactly that: doubling from 64 would carry up to
+		 * as much again unused. Later growth doubles. */
+		size_t n = sb->alloc ? sb->alloc : need > 64 ? need : 64;
 		while (n < need)
 			n *= 2;
 		sb->buf = xrealloc(sb->buf, n);

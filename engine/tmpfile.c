@@ -71,15 +71,7 @@ int tmpfile_read_all(int fd, struct strbuf *sb)
 
 	if (fstat(fd, &st))
 		return -1;
-	/* An empty buffer gets exactly the file's size: a large one would
-	 * otherwise carry up to as much again in doubling slack. */
-	if (!sb->alloc) {
-		sb->buf = xmalloc((size_t)st.st_size + 1);
-		sb->alloc = (size_t)st.st_size + 1;
-		sb->buf[0] = '\0';
-	} else {
-		strbuf_grow(sb, (size_t)st.st_size);
-	}
+	strbuf_grow(sb, (size_t)st.st_size);
 	if (tmpfile_read(fd, sb->buf + sb->len, (size_t)st.st_size, 0))
 		return -1;
 	sb->len += (size_t)st.st_size;

@@ -25,6 +25,27 @@ static void test_grows_past_any_initial_size(void **state)
 	assert_int_equal(sb.len, 0);
 }
 
+/* A fresh buffer asked for much at once takes exactly that (a file read
+ * whole); small ones start at 64; later growth doubles. */
+static void test_first_large_growth_is_exact(void **state)
+{
+	struct strbuf sb = STRBUF_INIT, small = STRBUF_INIT;
+
+	(void)state;
+	strbuf_grow(&sb, 100000);
+	assert_int_equal(sb.alloc, 100001);
+	assert_int_equal(sb.buf[0], '\0');
+	memset(sb.buf, 'x', 100000);
+	sb.len = 100000;
+	strbuf_addch(&sb, 'y');
+	assert_int_equal(sb.alloc, 200002);
+	assert_int_equal(sb.buf[100000], 'y');
+	strbuf_addch(&small, 'a');
+	assert_int_equal(small.alloc, 64);
+	strbuf_release(&sb);
+	strbuf_release(&small);
+}
+
 static void test_shquote_handles_single_quotes(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -70,6 +91,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_grows_past_any_initial_size),
+		cmocka_unit_test(test_first_large_growth_is_exact),
 		cmocka_unit_test(test_shquote_handles_single_quotes),
 		cmocka_unit_test(test_rtrim_and_detach),
 		cmocka_unit_test(test_strlist_push_index_clear),

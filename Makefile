@@ -29,7 +29,7 @@ WARN    := -Wall -Wextra -Wformat=2 -Wno-missing-field-initializers
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE -pthread $(WARN) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN)
 ALL_LDFLAGS = -pthread $(LDFLAGS) $(SAN)
 
-LIB_SRCS := $(sort $(wildcard engine/*.c modules/*.c sim/*.c tui/*.c))
+LIB_SRCS := $(sort $(wildcard engine/*/*.c modules/*.c sim/*.c tui/*.c))
 CMD_SRCS := $(sort $(filter-out cmd/main.c,$(wildcard cmd/*.c)))
 SIM_TOOLS := $(sort $(wildcard sim/tools/*))
 TEMPLATES := $(sort $(shell find templates playbooks -type f 2>/dev/null))
@@ -81,7 +81,7 @@ $(O)/gen/sim-assets.c: $(O)/tools/embed $(SIM_TOOLS) Makefile
 # Templates (manifests, config files, remote scripts) travel the same way.
 $(O)/gen/templates.c: $(O)/tools/embed $(TEMPLATES) Makefile
 	@mkdir -p $(dir $@)
-	$(O)/tools/embed engine/template.h template_asset template_assets \
+	$(O)/tools/embed engine/base/template.h template_asset template_assets \
 		template_nassets templates/ $(TEMPLATES) > $@.tmp && mv $@.tmp $@
 
 $(O)/gen/%.o: $(O)/gen/%.c

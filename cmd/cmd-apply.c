@@ -4,12 +4,12 @@
  * dry run and prints the diff against the live objects.
  */
 #include "cmd.h"
-#include "../engine/inventory.h"
-#include "../engine/kube-apply.h"
-#include "../engine/kube-bastion.h"
-#include "../engine/kube-objects.h"
-#include "../engine/runlog.h"
-#include "../engine/xalloc.h"
+#include "../engine/inventory/inventory.h"
+#include "../engine/kube/kube-apply.h"
+#include "../engine/kube/kube-bastion.h"
+#include "../engine/kube/kube-objects.h"
+#include "../engine/rundir/runlog.h"
+#include "../engine/base/xalloc.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -3,10 +3,10 @@
  * cluster's facts, if any were saved, into a .tar.gz for a support case.
  */
 #include "cmd.h"
-#include "../engine/bundle.h"
-#include "../engine/inventory.h"
-#include "../engine/runlog.h"
-#include "../engine/xalloc.h"
+#include "../engine/rundir/bundle.h"
+#include "../engine/inventory/inventory.h"
+#include "../engine/rundir/runlog.h"
+#include "../engine/base/xalloc.h"
 #include "../modules/offline.h"
 
 #include <getopt.h>

@@ -4,9 +4,9 @@
  * tests link against it.
  */
 #include "cmd.h"
-#include "../engine/runner.h"
+#include "../engine/ssh/runner.h"
 #include "version.h"
-#include "../engine/redact.h"
+#include "../engine/inventory/redact.h"
 
 #include <signal.h>
 #include <stdio.h>

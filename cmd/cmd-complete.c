@@ -7,9 +7,9 @@
  * to complete file or directory names itself.
  */
 #include "cmd.h"
-#include "../engine/check.h"
-#include "../engine/inventory.h"
-#include "../engine/parse.h"
+#include "../engine/precheck/check.h"
+#include "../engine/inventory/inventory.h"
+#include "../engine/facts/parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,10 +5,10 @@
  * that stalls fails on its own after --timeout; the others go on.
  */
 #include "cmd.h"
-#include "../engine/inventory.h"
-#include "../engine/nodeset.h"
-#include "../engine/runner.h"
-#include "../engine/xalloc.h"
+#include "../engine/inventory/inventory.h"
+#include "../engine/base/nodeset.h"
+#include "../engine/ssh/runner.h"
+#include "../engine/base/xalloc.h"
 
 #include <getopt.h>
 #include <stdio.h>

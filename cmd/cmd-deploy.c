@@ -1,20 +1,20 @@
 /*
- * bringup deploy: run a playbook's stages on the cluster (engine/deploy.h),
+ * bringup deploy: run a playbook's stages on the cluster (engine/deploy/deploy.h),
  * print one line per state change and a summary folded by node set (or the
  * summary as JSON), keep a journal for --resume.
  */
 #include "cmd.h"
 #include "progress.h"
 #include "version.h"
-#include "../engine/deploy.h"
-#include "../engine/eventlog.h"
-#include "../engine/jsontext.h"
-#include "../engine/kube-objects.h"
-#include "../engine/nodeset.h"
-#include "../engine/runner.h"
-#include "../engine/template.h"
-#include "../engine/xalloc.h"
-#include "../modules/module.h"
+#include "../engine/deploy/deploy.h"
+#include "../engine/base/eventlog.h"
+#include "../engine/base/jsontext.h"
+#include "../engine/kube/kube-objects.h"
+#include "../engine/base/nodeset.h"
+#include "../engine/ssh/runner.h"
+#include "../engine/base/template.h"
+#include "../engine/base/xalloc.h"
+#include "../engine/deploy/module.h"
 #include "../modules/offline.h"
 #include "../tui/tui.h"
 

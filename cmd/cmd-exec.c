@@ -1,18 +1,18 @@
 /*
  * bringup exec: an ad-hoc command on many hosts at once. Hosts that printed
  * the same thing are folded under one node set, as `clush -b` does; the
- * fold happens as results arrive (engine/fold.h), so memory follows the
+ * fold happens as results arrive (engine/ssh/fold.h), so memory follows the
  * number of distinct outputs, not of hosts.
  */
 #include "cmd.h"
-#include "../engine/fold.h"
-#include "../engine/inventory.h"
-#include "../engine/jsontext.h"
-#include "../engine/nodeset.h"
-#include "../engine/redact.h"
-#include "../engine/runner.h"
-#include "../engine/strbuf.h"
-#include "../engine/xalloc.h"
+#include "../engine/ssh/fold.h"
+#include "../engine/inventory/inventory.h"
+#include "../engine/base/jsontext.h"
+#include "../engine/base/nodeset.h"
+#include "../engine/inventory/redact.h"
+#include "../engine/ssh/runner.h"
+#include "../engine/base/strbuf.h"
+#include "../engine/base/xalloc.h"
 
 #include <getopt.h>
 #include <jansson.h>

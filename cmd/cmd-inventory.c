@@ -3,9 +3,9 @@
  * resolves to, as text a person reads or as JSON (inventory_to_json).
  */
 #include "cmd.h"
-#include "../engine/inventory.h"
-#include "../engine/nodeset.h"
-#include "../engine/xalloc.h"
+#include "../engine/inventory/inventory.h"
+#include "../engine/base/nodeset.h"
+#include "../engine/base/xalloc.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -6,8 +6,8 @@
  * line); 2 usage, unknown tool (the list follows on stderr).
  */
 #include "cmd.h"
-#include "../engine/parse.h"
-#include "../engine/strbuf.h"
+#include "../engine/facts/parse.h"
+#include "../engine/base/strbuf.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -4,10 +4,10 @@
  * who apply through GitOps. Same inventory and records, same bytes.
  */
 #include "cmd.h"
-#include "../engine/inventory.h"
-#include "../engine/kube-objects.h"
-#include "../engine/runlog.h"
-#include "../engine/xalloc.h"
+#include "../engine/inventory/inventory.h"
+#include "../engine/kube/kube-objects.h"
+#include "../engine/rundir/runlog.h"
+#include "../engine/base/xalloc.h"
 
 #include <getopt.h>
 #include <stdio.h>

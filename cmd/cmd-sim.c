@@ -4,8 +4,8 @@
  * the exit status.
  */
 #include "cmd.h"
-#include "../engine/strbuf.h"
-#include "../engine/strlist.h"
+#include "../engine/base/strbuf.h"
+#include "../engine/base/strlist.h"
 #include "../sim/sim.h"
 
 #include <getopt.h>

@@ -3,8 +3,8 @@
  * --tui`), or of a recorded run played again (`--replay RUN_DIR`).
  */
 #include "cmd.h"
-#include "../engine/eventlog.h"
-#include "../engine/xalloc.h"
+#include "../engine/base/eventlog.h"
+#include "../engine/base/xalloc.h"
 #include "../tui/tui.h"
 
 #include <stdio.h>

@@ -1,19 +1,19 @@
 /*
  * bringup upgrade: a rolling upgrade in batches that keep Spectrum Scale
  * quorum, a master SM and a standby, the control plane and a contact node
- * up (engine/upgrade-plan.h). Reads which nodes are down now, plans, prints
+ * up (engine/deploy/upgrade-plan.h). Reads which nodes are down now, plans, prints
  * the batches with the reason for each limit, refuses a plan that would
  * lose quorum before anything changes, then runs the generated playbook
- * (engine/upgrade.h) through `deploy`, whose journal gives --resume.
+ * (engine/deploy/upgrade.h) through `deploy`, whose journal gives --resume.
  */
 #include "cmd.h"
-#include "../engine/inventory.h"
-#include "../engine/journal.h"
-#include "../engine/kube-objects.h"
-#include "../engine/runlog.h"
-#include "../engine/runner.h"
-#include "../engine/upgrade.h"
-#include "../engine/xalloc.h"
+#include "../engine/inventory/inventory.h"
+#include "../engine/rundir/journal.h"
+#include "../engine/kube/kube-objects.h"
+#include "../engine/rundir/runlog.h"
+#include "../engine/ssh/runner.h"
+#include "../engine/deploy/upgrade.h"
+#include "../engine/base/xalloc.h"
 #include "../modules/gpu-runfile.h"
 #include "../modules/ofed-tarball.h"
 

@@ -6,16 +6,16 @@
  * inventory error, 3 a host was unreachable.
  */
 #include "cmd.h"
-#include "../engine/inventory.h"
-#include "../engine/kube-client.h"
-#include "../engine/kube-objects.h"
-#include "../engine/redact.h"
-#include "../engine/runlog.h"
-#include "../engine/runner.h"
-#include "../engine/strbuf.h"
-#include "../engine/validate.h"
-#include "../engine/validate-kube.h"
-#include "../engine/xalloc.h"
+#include "../engine/inventory/inventory.h"
+#include "../engine/kube/kube-client.h"
+#include "../engine/kube/kube-objects.h"
+#include "../engine/inventory/redact.h"
+#include "../engine/rundir/runlog.h"
+#include "../engine/ssh/runner.h"
+#include "../engine/base/strbuf.h"
+#include "../engine/validate/validate.h"
+#include "../engine/validate/validate-kube.h"
+#include "../engine/base/xalloc.h"
 
 #include <getopt.h>
 #include <jansson.h>

@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <stddef.h>
 
-#include "../engine/err.h"
+#include "../engine/base/err.h"
 
 /* Exit statuses, documented in --help and bringup(1). */
 enum exit_status {

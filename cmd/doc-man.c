@@ -5,9 +5,9 @@
  */
 #include "doc-man.h"
 #include "cmd.h"
-#include "../engine/check.h"
-#include "../engine/xalloc.h"
-#include "../modules/module.h"
+#include "../engine/precheck/check.h"
+#include "../engine/base/xalloc.h"
+#include "../engine/deploy/module.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -5,8 +5,8 @@
 #ifndef BRINGUP_DOC_MAN_H
 #define BRINGUP_DOC_MAN_H
 
-#include "../engine/err.h"
-#include "../engine/strbuf.h"
+#include "../engine/base/err.h"
+#include "../engine/base/strbuf.h"
 
 /*
  * Renders the page into out. tmpl is man/bringup.1.in; inv_md is

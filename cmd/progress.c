@@ -4,7 +4,7 @@
  * printed above it as they come.
  */
 #include "progress.h"
-#include "../engine/xalloc.h"
+#include "../engine/base/xalloc.h"
 #include "../tui/model.h"
 
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "../engine/event.h"
+#include "../engine/base/event.h"
 
 struct progress;
 

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../engine/ssh.h"
-#include "../engine/strbuf.h"
-#include "../engine/xalloc.h"
+#include "../engine/ssh/ssh.h"
+#include "../engine/base/strbuf.h"
+#include "../engine/base/xalloc.h"
 
 /* The header is a few dozen lines of shell before the payload. */
 #define HEAD_MAX 16384

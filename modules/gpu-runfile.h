@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "../engine/err.h"
+#include "../engine/base/err.h"
 
 struct gpu_runfile {
 	char *version;  /* 550.90.07 */

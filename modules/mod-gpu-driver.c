@@ -18,7 +18,7 @@
  * Peer memory comes back in the peermem stage after this one.
  */
 #include "gpu-runfile.h"
-#include "module.h"
+#include "../engine/deploy/module.h"
 #include "probe.h"
 #include "upload-dir.h"
 
@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/strlist.h"
-#include "../engine/xalloc.h"
+#include "../engine/base/strlist.h"
+#include "../engine/base/xalloc.h"
 
 static const struct param_spec params[] = {
 	{ "dest", PARAM_STRING, "/var/tmp/bringup-gpu-driver", "gpu_driver_dest",

@@ -1,7 +1,7 @@
 /*
  * kube_node: a batch of nodes out of the Kubernetes scheduler's hands for
- * maintenance, and back (engine/kube-node.c), run on the admin host. The
- * rolling upgrade (engine/upgrade.c) puts a drain before a batch goes down
+ * maintenance, and back (engine/kube/kube-node.c), run on the admin host. The
+ * rolling upgrade (engine/deploy/upgrade.c) puts a drain before a batch goes down
  * and an uncordon after it came back.
  *
  * action drain     check: which nodes are not cordoned yet and which pods
@@ -16,12 +16,12 @@
  * openshift.node_domain. An inventory without the cluster var `openshift`
  * has no Kubernetes layer: the optional stage is left out.
  */
-#include "module.h"
-#include "../engine/inventory.h"
-#include "../engine/kube-node.h"
-#include "../engine/kube-objects.h"
-#include "../engine/strlist.h"
-#include "../engine/xalloc.h"
+#include "../engine/deploy/module.h"
+#include "../engine/inventory/inventory.h"
+#include "../engine/kube/kube-node.h"
+#include "../engine/kube/kube-objects.h"
+#include "../engine/base/strlist.h"
+#include "../engine/base/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

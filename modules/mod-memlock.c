@@ -7,7 +7,7 @@
  * Verify reads the effective values: `systemctl show crio` for the running
  * daemon, and the limits files as pam_limits applies them.
  */
-#include "module.h"
+#include "../engine/deploy/module.h"
 
 #include <stdlib.h>
 #include <string.h>

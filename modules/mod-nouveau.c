@@ -4,7 +4,7 @@
  * blacklist holds at boot (dracut -f on RHEL, update-initramfs -u on
  * Debian/Ubuntu), and unload it if loaded; verify it is not loaded.
  */
-#include "module.h"
+#include "../engine/deploy/module.h"
 
 #include <string.h>
 

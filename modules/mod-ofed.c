@@ -15,7 +15,7 @@
  * an earlier run is found by check. verify reads ofed_info again and waits
  * for every InfiniBand port to train.
  */
-#include "module.h"
+#include "../engine/deploy/module.h"
 #include "ofed-tarball.h"
 #include "probe.h"
 #include "upload-dir.h"
@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/strlist.h"
-#include "../engine/xalloc.h"
+#include "../engine/base/strlist.h"
+#include "../engine/base/xalloc.h"
 
 static const char *valid_auto(const char *v)
 {

@@ -3,7 +3,7 @@
  * the admin host: the objects `bringup render` writes (SCC, per-namespace
  * RBAC, the RDMA shared device plugin, the MPI Operator, the Spectrum Scale
  * CSI custom resource, node labels, static PV/PVC), applied through the
- * Kubernetes API with server-side apply (engine/kube-apply.c).
+ * Kubernetes API with server-side apply (engine/kube/kube-apply.c).
  *
  * check   a dry run on the server (dryRun=All): one change per object that
  *         would be created or changed, with its diff against the live one;
@@ -16,11 +16,11 @@
  * from the cluster var openshift.scale. An inventory without the cluster var
  * `openshift` has no OpenShift layer: the optional stage is left out.
  */
-#include "module.h"
-#include "../engine/inventory.h"
-#include "../engine/kube-apply.h"
-#include "../engine/kube-objects.h"
-#include "../engine/xalloc.h"
+#include "../engine/deploy/module.h"
+#include "../engine/inventory/inventory.h"
+#include "../engine/kube/kube-apply.h"
+#include "../engine/kube/kube-objects.h"
+#include "../engine/base/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

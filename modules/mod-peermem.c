@@ -12,13 +12,13 @@
  * reads lsmod: loaded, and bound to ib_core and nvidia (it appears among
  * their holders).
  */
-#include "module.h"
+#include "../engine/deploy/module.h"
 #include "probe.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/xalloc.h"
+#include "../engine/base/xalloc.h"
 
 #define LOAD_CONF "/etc/modules-load.d/bringup-peermem.conf"
 

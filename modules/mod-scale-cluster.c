@@ -16,17 +16,17 @@
  * so that a new cluster gets its configuration before its daemons first
  * start (no restarts), and with `start` after it.
  */
-#include "module.h"
+#include "../engine/deploy/module.h"
 #include "scale-common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/parse.h"
-#include "../engine/scale-quorum.h"
-#include "../engine/strlist.h"
-#include "../engine/xalloc.h"
+#include "../engine/facts/parse.h"
+#include "../engine/deploy/scale-quorum.h"
+#include "../engine/base/strlist.h"
+#include "../engine/base/xalloc.h"
 
 static const struct param_spec params[] = {
 	{ "cluster_name", PARAM_STRING, "", "gpfs_cluster_name",

@@ -12,7 +12,7 @@
  * host (/var/lib/bringup/scale-gpl.kernel), so that a kernel change is found
  * by check and the layer rebuilt.
  */
-#include "module.h"
+#include "../engine/deploy/module.h"
 #include "probe.h"
 
 #include <dirent.h>
@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/strlist.h"
-#include "../engine/xalloc.h"
+#include "../engine/base/strlist.h"
+#include "../engine/base/xalloc.h"
 
 /* What every client needs; the licence package is gpfs.license.<edition>. */
 static const char *const packages[] = {

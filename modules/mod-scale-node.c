@@ -1,26 +1,26 @@
 /*
  * scale_node: one node's GPFS daemon stopped or started, for work on the
- * node itself (the rolling upgrade, engine/upgrade.h). stop moves the
+ * node itself (the rolling upgrade, engine/deploy/upgrade.h). stop moves the
  * manager roles the node holds (mmlsmgr) to nodes outside `avoid`, the nodes
  * going down with it: the cluster manager to an active quorum node (mmchmgr
  * -c), each file system it manages to an active manager node (mmchmgr
- * DEVICE NODE); then it asks the quorum guard (engine/scale-quorum.h) and
+ * DEVICE NODE); then it asks the quorum guard (engine/deploy/scale-quorum.h) and
  * runs mmshutdown. start
  * rebuilds the portability layer for the running kernel (mmbuildgpl: an
  * OFED or kernel change may need it), runs mmstartup, waits until the node
  * is active and mounts its file systems (mmmount all). Each command runs on
  * the node itself. A node without Spectrum Scale is left alone.
  */
-#include "module.h"
+#include "../engine/deploy/module.h"
 #include "scale-common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/parse.h"
-#include "../engine/scale-quorum.h"
-#include "../engine/xalloc.h"
+#include "../engine/facts/parse.h"
+#include "../engine/deploy/scale-quorum.h"
+#include "../engine/base/xalloc.h"
 
 static const char *valid_action(const char *v)
 {

@@ -9,15 +9,15 @@
  * RDMA runs on, or (with a remote cluster) when no node is connected over
  * RDMA. precheck's scale.rdma applies the same rules (scale_rdma_judge).
  */
-#include "module.h"
+#include "../engine/deploy/module.h"
 #include "scale-common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/check-scale.h"
-#include "../engine/parse.h"
+#include "../engine/precheck/check-scale.h"
+#include "../engine/facts/parse.h"
 
 static const struct param_spec params[] = {
 	{ "remote_cluster", PARAM_STRING, "", "gpfs_remote_cluster",

@@ -15,16 +15,16 @@
  * file system's UID and the mount point in the run's state for the
  * OpenShift stage (its PersistentVolume volumeHandle).
  */
-#include "module.h"
+#include "../engine/deploy/module.h"
 #include "scale-common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/parse.h"
-#include "../engine/strlist.h"
-#include "../engine/xalloc.h"
+#include "../engine/facts/parse.h"
+#include "../engine/base/strlist.h"
+#include "../engine/base/xalloc.h"
 
 static const struct param_spec params[] = {
 	{ "automount", PARAM_STRING, "yes", "gpfs_automount",

@@ -10,22 +10,22 @@
  * difference as a diff; apply sends only that difference, one mmchconfig
  * per class, with -i when every changed attribute takes effect at once.
  * Otherwise the class's active daemons must restart: each restart goes
- * through the quorum guard (engine/scale-quorum.c), one node at a time,
+ * through the quorum guard (engine/deploy/scale-quorum.c), one node at a time,
  * waiting for it to be active again. The nodes still owed a restart are
  * kept on the manager (RESTARTS) so that a run cut between mmchconfig and
  * the restarts finishes them the next time.
  */
-#include "module.h"
+#include "../engine/deploy/module.h"
 #include "scale-common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/parse.h"
-#include "../engine/scale-quorum.h"
-#include "../engine/strlist.h"
-#include "../engine/xalloc.h"
+#include "../engine/facts/parse.h"
+#include "../engine/deploy/scale-quorum.h"
+#include "../engine/base/strlist.h"
+#include "../engine/base/xalloc.h"
 
 #define RESTARTS "/var/lib/bringup/scale-restart-pending"
 

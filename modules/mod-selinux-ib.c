@@ -7,7 +7,7 @@
  * before `semodule -i`. A changed source is rebuilt and reinstalled.
  * Verify: `semodule -l` lists the module.
  */
-#include "module.h"
+#include "../engine/deploy/module.h"
 
 #include <string.h>
 

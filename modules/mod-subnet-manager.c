@@ -19,14 +19,14 @@
  * prompt shows. The sm_fabric stage (run_sm false on every node) then
  * proves the switch's SM is the one master, as for opensm.
  */
-#include "module.h"
+#include "../engine/deploy/module.h"
 #include "probe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/parse.h"
+#include "../engine/facts/parse.h"
 
 #define CONF "/etc/opensm/opensm.conf"
 

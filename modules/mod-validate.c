@@ -10,12 +10,12 @@
  * are in the run's log as notes; `bringup validate` gives the full report,
  * the baseline and the HTML plots.
  */
-#include "module.h"
-#include "../engine/inventory.h"
-#include "../engine/runner.h"
-#include "../engine/strbuf.h"
-#include "../engine/validate.h"
-#include "../engine/xalloc.h"
+#include "../engine/deploy/module.h"
+#include "../engine/inventory/inventory.h"
+#include "../engine/ssh/runner.h"
+#include "../engine/base/strbuf.h"
+#include "../engine/validate/validate.h"
+#include "../engine/base/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * THE module table, sorted by name (a unit test checks it), and the typed
  * parameter checks every module shares.
  */
-#include "module.h"
+#include "../engine/deploy/module.h"
 
 #include <stdio.h>
 #include <string.h>

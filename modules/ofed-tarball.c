@@ -17,8 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../engine/ssh.h"
-#include "../engine/xalloc.h"
+#include "../engine/ssh/ssh.h"
+#include "../engine/base/xalloc.h"
 
 /* Bigger than any of the small files we read: a bundle is not trusted. */
 #define MAX_SMALL_FILE 4096

@@ -11,9 +11,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "../engine/err.h"
-#include "../engine/strbuf.h"
-#include "../engine/strlist.h"
+#include "../engine/base/err.h"
+#include "../engine/base/strbuf.h"
+#include "../engine/base/strlist.h"
 
 struct ofed_tarball {
 	char *top;            /* top directory name */

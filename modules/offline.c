@@ -6,15 +6,15 @@
  */
 #include "offline.h"
 #include "ofed-tarball.h"
-#include "../engine/bundle.h"
-#include "../engine/check.h"
-#include "../engine/kube-objects.h"
-#include "../engine/nodeset.h"
-#include "../engine/runlog.h"
-#include "../engine/ssh.h"
-#include "../engine/strlist.h"
-#include "../engine/template.h"
-#include "../engine/xalloc.h"
+#include "../engine/rundir/bundle.h"
+#include "../engine/precheck/check.h"
+#include "../engine/kube/kube-objects.h"
+#include "../engine/base/nodeset.h"
+#include "../engine/rundir/runlog.h"
+#include "../engine/ssh/ssh.h"
+#include "../engine/base/strlist.h"
+#include "../engine/base/template.h"
+#include "../engine/base/xalloc.h"
 
 #include <archive.h>
 #include <archive_entry.h>

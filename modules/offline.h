@@ -18,10 +18,10 @@
 #ifndef BRINGUP_OFFLINE_H
 #define BRINGUP_OFFLINE_H
 
-#include "../engine/err.h"
-#include "../engine/inventory.h"
-#include "../engine/strbuf.h"
-#include "../engine/strlist.h"
+#include "../engine/base/err.h"
+#include "../engine/inventory/inventory.h"
+#include "../engine/base/strbuf.h"
+#include "../engine/base/strlist.h"
 
 struct offline_opts {
 	const char *ofed_dir;    /* more MLNX_OFED tarballs to choose from; may be NULL */

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "../engine/strbuf.h"
+#include "../engine/base/strbuf.h"
 
 /*
  * Appends the value of the first line "KEY=VALUE" of `out` to `val`

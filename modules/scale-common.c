@@ -8,9 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../engine/parse.h"
-#include "../engine/strlist.h"
-#include "../engine/xalloc.h"
+#include "../engine/facts/parse.h"
+#include "../engine/base/strlist.h"
+#include "../engine/base/xalloc.h"
 
 static bool has_role(const json_t *roles, const char *role)
 {

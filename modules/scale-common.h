@@ -10,7 +10,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "module.h"
+#include "../engine/deploy/module.h"
 
 #define MMBIN "/usr/lpp/mmfs/bin/"
 

@@ -7,7 +7,7 @@
 #ifndef BRINGUP_MODULES_UPLOAD_DIR_H
 #define BRINGUP_MODULES_UPLOAD_DIR_H
 
-#include "module.h"
+#include "../engine/deploy/module.h"
 
 /* Fails the module with ERR_STATE and the script's reason; `what` names the upload. */
 int upload_dir(struct mod_ctx *mc, const char *dir, const char *what);

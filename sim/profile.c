@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "../engine/xalloc.h"
+#include "../engine/base/xalloc.h"
 
 static const struct sim_hca dgx1_edr_hcas[] = {
 	{ "mlx5_0", "InfiniBand", 100, "4X", "EDR", "compute" },

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../engine/xalloc.h"
+#include "../engine/base/xalloc.h"
 
 extern char **environ;
 

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../engine/xalloc.h"
+#include "../engine/base/xalloc.h"
 
 int simfs_write(const char *path, const void *data, size_t len, unsigned mode, struct err *err)
 {

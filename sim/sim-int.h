@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "../engine/err.h"
-#include "../engine/strbuf.h"
+#include "../engine/base/err.h"
+#include "../engine/base/strbuf.h"
 
 #define SIM_TOKEN_VAR "BRINGUP_SIM_TOKEN"
 /* In a node's fstab, where sim-shell puts its login's own id (overlay workdirs). */

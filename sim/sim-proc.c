@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../engine/xalloc.h"
+#include "../engine/base/xalloc.h"
 
 extern char **environ;
 

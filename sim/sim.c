@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../engine/xalloc.h"
+#include "../engine/base/xalloc.h"
 
 extern char **environ;
 

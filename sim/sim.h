@@ -13,9 +13,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "../engine/err.h"
-#include "../engine/strbuf.h"
-#include "../engine/strlist.h"
+#include "../engine/base/err.h"
+#include "../engine/base/strbuf.h"
+#include "../engine/base/strlist.h"
 
 #define SIM_DEFAULT_NODES 4
 #define SIM_DEFAULT_PORT 2222

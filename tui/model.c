@@ -2,8 +2,8 @@
  * The TUI's model (model.h): cells from events, rows from cells.
  */
 #include "model.h"
-#include "../engine/nodeset.h"
-#include "../engine/xalloc.h"
+#include "../engine/base/nodeset.h"
+#include "../engine/base/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /*
  * The TUI's model: what the screen shows, built only from the event stream
- * (engine/event.h), with no ncurses in it so that it can be tested alone.
+ * (engine/base/event.h), with no ncurses in it so that it can be tested alone.
  * One cell per host and stage (state, live output, result, reason, hint),
  * counts per state and per stage, and the rows the matrix shows once the
  * filter, "failures only" and node-set folding are applied.
@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../engine/event.h"
-#include "../engine/strlist.h"
+#include "../engine/base/event.h"
+#include "../engine/base/strlist.h"
 
 enum cstate {
 	CS_NONE,          /* not one of the stage's hosts (yet) */

@@ -12,7 +12,7 @@
 
 #include "model.h"
 #include "tui.h"
-#include "../engine/strbuf.h"
+#include "../engine/base/strbuf.h"
 
 struct tui {
 	/* Shared with the run's thread: under lock. */

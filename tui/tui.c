@@ -3,7 +3,7 @@
  * and the hand-over of events from the run (see tui.h for the rules).
  */
 #include "tui-int.h"
-#include "../engine/xalloc.h"
+#include "../engine/base/xalloc.h"
 
 #include <curses.h>
 #include <errno.h>

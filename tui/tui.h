@@ -19,8 +19,8 @@
 
 #include <stdbool.h>
 
-#include "../engine/err.h"
-#include "../engine/event.h"
+#include "../engine/base/err.h"
+#include "../engine/base/event.h"
 
 /* What the keys do to the run; any may be NULL (a replay cannot retry). */
 struct tui_ctl {

@@ -5,7 +5,7 @@
  * buffers only (the write to the terminal happens after the unlock).
  */
 #include "tui-int.h"
-#include "../engine/xalloc.h"
+#include "../engine/base/xalloc.h"
 
 #include <curses.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 # facts.sh: gathers in one round trip what precheck and the later stages read.
 # Sent on stdin to `sh -s` (nothing of it shows in a process list). Each fact
-# is framed by marker lines that engine/facts.c splits on; every tool runs
+# is framed by marker lines that engine/facts/facts.c splits on; every tool runs
 # under `timeout` so that one hung tool cannot eat the whole command's time.
 # BRINGUP_FACTS (space-separated) selects the optional families: ib gpu scale
 # (BRINGUP_DEEP=1 adds the GPU diagnostics);

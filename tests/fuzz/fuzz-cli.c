@@ -1,13 +1,13 @@
 /*
  * libFuzzer target: the switch CLI renderer and what reads its result
- * (engine/cli.c): render, then look for a prompt, a pager and an error line
+ * (engine/ssh/cli.c): render, then look for a prompt, a pager and an error line
  * as the session does after every read. See tests/fuzz/README.md.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "../../engine/cli.h"
+#include "../../engine/ssh/cli.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

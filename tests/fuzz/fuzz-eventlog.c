@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: engine/eventlog.c's reader (replay_load_buf), which
+ * libFuzzer target: engine/base/eventlog.c's reader (replay_load_buf), which
  * `bringup tui --replay` runs on RUN_DIR/events.jsonl, a file anyone with
  * the run directory may have edited. See tests/fuzz/README.md.
  */
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../engine/eventlog.h"
+#include "../../engine/base/eventlog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

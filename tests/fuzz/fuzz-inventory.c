@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: the inventory loader (engine/inventory.c), its JSON view
+ * libFuzzer target: the inventory loader (engine/inventory/inventory.c), its JSON view
  * and the fold of its host names, as `bringup inventory show` runs them.
  * See tests/fuzz/README.md.
  */
@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../engine/inventory.h"
-#include "../../engine/nodeset.h"
-#include "../../engine/xalloc.h"
+#include "../../engine/inventory/inventory.h"
+#include "../../engine/base/nodeset.h"
+#include "../../engine/base/xalloc.h"
 
 /* The whole JSON view of 65,536 hosts takes a minute under ASan on a busy
  * machine: beyond this many hosts only the first host's view is built. */

@@ -1,4 +1,4 @@
-/* libFuzzer target: engine/kube-client.c's watch stream splitter, what
+/* libFuzzer target: engine/kube/kube-client.c's watch stream splitter, what
  * `validate --via kubernetes` reads from the API server while it waits.
  * First byte: the chunk size the bytes arrive in (1-256); then the stream.
  * Traps on a broken contract: an event handed over after the callback
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../engine/kube-client.h"
+#include "../../engine/kube/kube-client.h"
 
 struct seen {
 	size_t events;

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../engine/nodeset.h"
-#include "../../engine/strlist.h"
-#include "../../engine/xalloc.h"
+#include "../../engine/base/nodeset.h"
+#include "../../engine/base/strlist.h"
+#include "../../engine/base/xalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: the playbook loader (engine/playbook.c) with the real
+ * libFuzzer target: the playbook loader (engine/deploy/playbook.c) with the real
  * stage modules, then resolved against a small fixed inventory and each
  * stage's parameters computed per host, as `deploy -p` does before it
  * contacts anyone. See tests/fuzz/README.md.
@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../engine/inventory.h"
-#include "../../engine/playbook.h"
-#include "../../modules/module.h"
+#include "../../engine/inventory/inventory.h"
+#include "../../engine/deploy/playbook.h"
+#include "../../engine/deploy/module.h"
 
 static const char inv_yaml[] =
 	"cluster:\n  name: t\n  vars: { memlock_limit: 1024 }\n"

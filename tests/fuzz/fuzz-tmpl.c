@@ -1,10 +1,10 @@
-/* libFuzzer target: engine/tmpl-render.c, a manifest template parsed,
+/* libFuzzer target: engine/kube/tmpl-render.c, a manifest template parsed,
  * expanded over a fixed context shaped like the render's, and re-parsed as
  * YAML. See tests/fuzz/README.md. */
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../engine/tmpl-render.h"
+#include "../../engine/kube/tmpl-render.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,9 +1,9 @@
-/* libFuzzer target: engine/yamltree.c, a document loaded and converted to
+/* libFuzzer target: engine/base/yamltree.c, a document loaded and converted to
  * JSON as an inventory's vars are. See tests/fuzz/README.md. */
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../engine/yamltree.h"
+#include "../../engine/base/yamltree.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

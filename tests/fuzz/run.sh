@@ -20,10 +20,10 @@ root=$(cd "$here/../.." && pwd)
 work=$build/fuzz
 mkdir -p "$work/findings" "$work/logs"
 
-# parser_names: engine/parse.c's table, in order (the parse target's first
+# parser_names: engine/facts/parse.c's table, in order (the parse target's first
 # input byte is an index into it).
 parser_names() {
-	sed -n 's/^	{ "\([^"]*\)", ".*/\1/p' "$root/engine/parse.c"
+	sed -n 's/^	{ "\([^"]*\)", ".*/\1/p' "$root/engine/facts/parse.c"
 }
 
 # regress_dir TARGET: the regression inputs to replay. A parse input is
@@ -62,7 +62,7 @@ seed() {
 	tmpl)
 		for f in "$root"/templates/openshift/*.yaml; do [ -f "$f" ] && cp "$f" "$dir"/; done ;;
 	parse)
-		# first byte: the parser's index in engine/parse.c's sorted table
+		# first byte: the parser's index in engine/facts/parse.c's sorted table
 		i=0
 		for name in $(parser_names); do
 			for f in "$root/tests/fixtures/tools/$name"/*; do

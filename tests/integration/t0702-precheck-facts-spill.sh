@@ -1,6 +1,6 @@
 #!/bin/sh
 # precheck's facts wait in an unlinked file in $TMPDIR while each host's
-# script runs (engine/facts.c): such a file is open while hosts run,
+# script runs (engine/facts/facts.c): such a file is open while hosts run,
 # nothing is left there after, the facts read back are whole (every
 # section, byte for byte what the host printed), and where $TMPDIR cannot
 # take a file, or fills up mid-output, the output is held in memory with

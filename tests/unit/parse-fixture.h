@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../engine/parse.h"
-#include "../../engine/strbuf.h"
+#include "../../engine/facts/parse.h"
+#include "../../engine/base/strbuf.h"
 
 static inline void fixture_read(const char *tool, const char *file,
 				struct strbuf *sb)

@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../engine/check.h"
-#include "../../engine/facts.h"
-#include "../../engine/inventory.h"
-#include "../../engine/report.h"
-#include "../../engine/strbuf.h"
-#include "../../engine/xalloc.h"
+#include "../../engine/precheck/check.h"
+#include "../../engine/facts/facts.h"
+#include "../../engine/inventory/inventory.h"
+#include "../../engine/precheck/report.h"
+#include "../../engine/base/strbuf.h"
+#include "../../engine/base/xalloc.h"
 
 #define FIX "tests/fixtures/tools/"
 

@@ -1,5 +1,5 @@
 /*
- * engine/cli.c: a managed switch's CLI seen through a terminal. The
+ * engine/ssh/cli.c: a managed switch's CLI seen through a terminal. The
  * transcripts are byte streams as an MLNX-OS switch sends them over a pty
  * (prompts as NVIDIA's MLNX-OS manual prints them, \r\n line ends, the echo
  * of what was typed, less's "lines 1-23" pager erased with \r ESC[K, "% ..."
@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../engine/cli.h"
-#include "../../engine/ssh.h"
-#include "../../engine/xalloc.h"
+#include "../../engine/ssh/cli.h"
+#include "../../engine/ssh/ssh.h"
+#include "../../engine/base/xalloc.h"
 
 /* ---- rendering ---- */
 

@@ -1,5 +1,5 @@
 /*
- * engine/deploy.c with a module of our own that never touches a host (so
+ * engine/deploy/deploy.c with a module of our own that never touches a host (so
  * no SSH is needed): stage order, a failed host stopping only itself,
  * serial batches, max_fail_percent, depends, run_once, local stages, tags
  * and --start-at, --check applying nothing, --resume skipping what the
@@ -16,10 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../engine/deploy.h"
-#include "../../engine/modctx.h"
-#include "../../engine/xalloc.h"
-#include "../../modules/module.h"
+#include "../../engine/deploy/deploy.h"
+#include "../../engine/deploy/modctx.h"
+#include "../../engine/base/xalloc.h"
+#include "../../engine/deploy/module.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct strlist calls;     /* "phase stage host" */

@@ -1,4 +1,4 @@
-/* Unit tests for engine/eventlog.c: what is written reads back the same;
+/* Unit tests for engine/base/eventlog.c: what is written reads back the same;
  * broken streams fail naming the file and line; a cut last line is ignored. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../engine/eventlog.h"
-#include "../../engine/xalloc.h"
+#include "../../engine/base/eventlog.h"
+#include "../../engine/base/xalloc.h"
 
 static char *stages[] = { "memlock", "nouveau" };
 static char *hosts[] = { "dgx01", "dgx02" };

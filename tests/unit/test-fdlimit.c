@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "../../engine/fdlimit.h"
+#include "../../engine/ssh/fdlimit.h"
 
 static void test_soft_limit_is_raised_to_the_hard_one(void **state)
 {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../engine/fold.h"
+#include "../../engine/ssh/fold.h"
 
 /* Feeds `len` bytes of pattern `seed` in uneven pieces, as a channel would. */
 static struct fold_out *out_of(struct fold *f, int seed, size_t len, const char *err)

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../engine/strbuf.h"
-#include "../../engine/xalloc.h"
+#include "../../engine/base/strbuf.h"
+#include "../../engine/base/xalloc.h"
 #include "../../modules/gpu-runfile.h"
 
 #define FIX "tests/fixtures/gpu-driver/runfile_head_346.35_x86_64.txt"

@@ -1,5 +1,5 @@
 /*
- * Unit tests for engine/inventory.c (and engine/yamltree.c through it):
+ * Unit tests for engine/inventory/inventory.c (and engine/base/yamltree.c through it):
  * node-set hosts, every error class with its line:column, ssh defaults,
  * variable precedence and typing, --limit selection, the JSON view.
  */
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../engine/inventory.h"
-#include "../../engine/strbuf.h"
+#include "../../engine/inventory/inventory.h"
+#include "../../engine/base/strbuf.h"
 #include "jansson-oom.h"
 
 static struct inventory *load_ok(const char *yaml)

@@ -1,5 +1,5 @@
 /*
- * engine/journal.c: entries survive a save and a load, --resume's questions
+ * engine/rundir/journal.c: entries survive a save and a load, --resume's questions
  * get the journal's answers, and a save that cannot complete (no space, no
  * room for the temporary file) leaves the previous journal whole.
  */
@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../engine/journal.h"
-#include "../../engine/xalloc.h"
+#include "../../engine/rundir/journal.h"
+#include "../../engine/base/xalloc.h"
 
 static char *tmpdir(void)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../engine/jsontext.h"
+#include "../../engine/base/jsontext.h"
 
 /* What a JSON reader sees: the value as jansson dumps it. */
 static char *dump(json_t *j)

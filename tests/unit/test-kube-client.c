@@ -13,7 +13,7 @@
 
 #include <string.h>
 
-#include "../../engine/kube-client.h"
+#include "../../engine/kube/kube-client.h"
 
 struct seen {
 	char types[8][16];

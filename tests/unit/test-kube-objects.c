@@ -1,5 +1,5 @@
 /*
- * Unit tests for engine/kube-objects.c and engine/kube-client.c's pure
+ * Unit tests for engine/kube/kube-objects.c and engine/kube/kube-client.c's pure
  * parts: the context the OpenShift templates see (HCAs of the GPU nodes,
  * records before vars, quoting of cluster IDs), the errors for what is
  * missing, byte-identical renders, and kubeconfig loading (sources, refused
@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../engine/kube-client.h"
-#include "../../engine/kube-objects.h"
+#include "../../engine/kube/kube-client.h"
+#include "../../engine/kube/kube-objects.h"
 
 static const char base[] =
 	"cluster:\n"

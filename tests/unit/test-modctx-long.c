@@ -1,5 +1,5 @@
 /*
- * engine/modctx.c, the parts for long commands and reboots, run on this
+ * engine/deploy/modctx.c, the parts for long commands and reboots, run on this
  * machine (a local stage): a command given its own timeout is stopped
  * there, and the error names the host, the stage and the command; the
  * inventory's timeout comes back for the next command; input and output
@@ -18,8 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../engine/modctx.h"
-#include "../../modules/module.h"
+#include "../../engine/deploy/modctx.h"
+#include "../../engine/deploy/module.h"
 
 struct local {
 	struct mod_ctx mc;

@@ -18,11 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../engine/diff.h"
-#include "../../engine/modctx.h"
-#include "../../engine/playbook.h"
-#include "../../engine/xalloc.h"
-#include "../../modules/module.h"
+#include "../../engine/base/diff.h"
+#include "../../engine/deploy/modctx.h"
+#include "../../engine/deploy/playbook.h"
+#include "../../engine/base/xalloc.h"
+#include "../../engine/deploy/module.h"
 
 static void test_table_sorted_and_whole(void **state)
 {
@@ -89,7 +89,7 @@ static void test_every_module_file_is_registered_and_shipped(void **state)
 			shipped |= !strcmp(pb->stages[i].module->name, name);
 		for (size_t i = 0; i < vb->nstages; i++)
 			shipped |= !strcmp(vb->stages[i].module->name, name);
-		/* the rolling upgrade's playbook (engine/upgrade.c; test-upgrade loads it);
+		/* the rolling upgrade's playbook (engine/deploy/upgrade.c; test-upgrade loads it);
 		 * gpu_driver only there: the OS image (DGX OS) brings the driver, so
 		 * deploy has nothing to install and only an upgrade changes it */
 		shipped |= !strcmp(name, "scale_node") || !strcmp(name, "kube_node") ||

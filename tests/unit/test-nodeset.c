@@ -1,4 +1,4 @@
-/* Unit tests for engine/nodeset.c: expansion, errors with columns, folding. */
+/* Unit tests for engine/base/nodeset.c: expansion, errors with columns, folding. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../engine/nodeset.h"
-#include "../../engine/strbuf.h"
+#include "../../engine/base/nodeset.h"
+#include "../../engine/base/strbuf.h"
 
 /* Expands `pattern` and returns the names joined by spaces (caller frees). */
 static char *expand(const char *pattern)

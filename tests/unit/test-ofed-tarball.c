@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../engine/xalloc.h"
+#include "../../engine/base/xalloc.h"
 #include "../../modules/ofed-tarball.h"
 
 #define TOP "MLNX_OFED_LINUX-4.7-3.2.9.0-rhel7.6-x86_64"

@@ -7,8 +7,8 @@
 
 #include <string.h>
 
-#include "../../engine/inventory.h"
-#include "../../engine/strlist.h"
+#include "../../engine/inventory/inventory.h"
+#include "../../engine/base/strlist.h"
 #include "../../modules/offline.h"
 
 #define H "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"

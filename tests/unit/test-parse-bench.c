@@ -1,4 +1,4 @@
-/* engine/parse-bench.c: nccl-tests (both layouts), tf_cnn_benchmarks and
+/* engine/facts/parse-bench.c: nccl-tests (both layouts), tf_cnn_benchmarks and
  * DeepLearningExamples ResNet-50 (DLLogger). */
 #include "parse-fixture.h"
 

@@ -1,6 +1,6 @@
-/* engine/parse-dcgmi.c on real dcgmi diag outputs (tests/fixtures/tools/dcgmi-diag). */
+/* engine/facts/parse-dcgmi.c on real dcgmi diag outputs (tests/fixtures/tools/dcgmi-diag). */
 #include "parse-fixture.h"
-#include "../../engine/parse-util.h"
+#include "../../engine/facts/parse-util.h"
 
 /* -r 1 as DeepOps publishes it: every Deployment test, five of them Fail. */
 static void test_r1_deployment_fail(void **state)

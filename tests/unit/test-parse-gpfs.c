@@ -1,4 +1,4 @@
-/* engine/parse-gpfs.c on real Spectrum Scale command outputs. */
+/* engine/facts/parse-gpfs.c on real Spectrum Scale command outputs. */
 #include "parse-fixture.h"
 
 static void test_mmgetstate(void **state)

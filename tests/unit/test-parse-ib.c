@@ -1,4 +1,4 @@
-/* engine/parse-ib.c on real ibstat, ibstatus, ibv_devinfo, sminfo and
+/* engine/facts/parse-ib.c on real ibstat, ibstatus, ibv_devinfo, sminfo and
  * ofed_info samples (tests/fixtures/tools/, see SOURCES.md there). */
 #include "parse-fixture.h"
 

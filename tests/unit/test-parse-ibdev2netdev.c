@@ -1,4 +1,4 @@
-/* engine/parse-ibdev2netdev.c on real ibdev2netdev outputs
+/* engine/facts/parse-ibdev2netdev.c on real ibdev2netdev outputs
  * (tests/fixtures/tools/ibdev2netdev/). */
 #include "parse-fixture.h"
 

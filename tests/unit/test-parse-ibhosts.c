@@ -1,4 +1,4 @@
-/* engine/parse-ibhosts.c on the real (reconstructed) ibhosts output of a
+/* engine/facts/parse-ibhosts.c on the real (reconstructed) ibhosts output of a
  * DGX-1 EDR fabric (tests/fixtures/tools/ibhosts/), lines it must refuse,
  * and ibnetdiscover's failure. */
 #include "parse-fixture.h"

@@ -1,8 +1,8 @@
-/* engine/parse-iblinkinfo.c on real iblinkinfo outputs (tests/fixtures/
+/* engine/facts/parse-iblinkinfo.c on real iblinkinfo outputs (tests/fixtures/
  * tools/iblinkinfo/): full output with CA/Switch headers and down switch
  * ports, and a grepped one without headers. */
 #include "parse-fixture.h"
-#include "../../engine/parse-iblinkinfo.h"
+#include "../../engine/facts/parse-iblinkinfo.h"
 
 static void test_iblinkinfo_qdr_headers_and_down_ports(void **state)
 {

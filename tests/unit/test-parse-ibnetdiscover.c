@@ -1,4 +1,4 @@
-/* engine/parse-ibnetdiscover.c on real ibnetdiscover outputs (tests/
+/* engine/facts/parse-ibnetdiscover.c on real ibnetdiscover outputs (tests/
  * fixtures/tools/ibnetdiscover/): an NDR leaf with its CA blocks, an EDR
  * excerpt without blank lines holding one ISL at 4xDDR, a node that sees
  * only itself, and the ports report (-p); then the tool's failures and

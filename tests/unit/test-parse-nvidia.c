@@ -1,4 +1,4 @@
-/* engine/parse-nvidia.c on real nvidia-smi, nvidia-smi -q and
+/* engine/facts/parse-nvidia.c on real nvidia-smi, nvidia-smi -q and
  * nvidia-smi topo -m samples (tests/fixtures/tools/, see SOURCES.md). */
 #include "parse-fixture.h"
 

@@ -1,4 +1,4 @@
-/* engine/parse-os.c: lsmod, os-release and getenforce. */
+/* engine/facts/parse-os.c: lsmod, os-release and getenforce. */
 #include "parse-fixture.h"
 
 static void test_lsmod_nvidia_peermem(void **state)

@@ -1,4 +1,4 @@
-/* engine/parse-pci.c on real lspci -vvv output and its grepped form. */
+/* engine/facts/parse-pci.c on real lspci -vvv output and its grepped form. */
 #include "parse-fixture.h"
 
 /* The switch port trained at 16GT/s of 32: lspci itself says (downgraded). */

@@ -1,4 +1,4 @@
-/* engine/parse-perfquery.c on real perfquery -x / -E samples and the MAD
+/* engine/facts/parse-perfquery.c on real perfquery -x / -E samples and the MAD
  * failure of a RoCE-only host (tests/fixtures/tools/perfquery/). */
 #include "parse-fixture.h"
 

@@ -1,4 +1,4 @@
-/* engine/parse-perftest.c on real ib_write_bw outputs, healthy and failed. */
+/* engine/facts/parse-perftest.c on real ib_write_bw outputs, healthy and failed. */
 #include "parse-fixture.h"
 
 /* The DGX-1 EDR run: two info pairs per line split by tabs. */

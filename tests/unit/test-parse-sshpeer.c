@@ -1,4 +1,4 @@
-/* engine/parse-sshpeer.c: what precheck's ssh-peer.sh prints
+/* engine/facts/parse-sshpeer.c: what precheck's ssh-peer.sh prints
  * (tests/fixtures/tools/ssh-peer/). */
 #include "parse-fixture.h"
 

@@ -1,7 +1,7 @@
 /* The parser registry and the shared helpers in engine/parse-util.c. */
 #include "parse-fixture.h"
 
-#include "../../engine/parse-util.h"
+#include "../../engine/facts/parse-util.h"
 
 #include <dirent.h>
 

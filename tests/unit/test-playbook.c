@@ -1,5 +1,5 @@
 /*
- * engine/playbook.c: every key parsed into the typed stage, each kind of
+ * engine/deploy/playbook.c: every key parsed into the typed stage, each kind of
  * mistake reported at its FILE:LINE:COL (tests/fixtures/playbooks), hosts
  * resolved against an inventory, parameters merged default < inventory
  * variable < playbook, and the shipped playbooks/deploy.yaml loads.
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../engine/inventory.h"
-#include "../../engine/playbook.h"
-#include "../../modules/module.h"
+#include "../../engine/inventory/inventory.h"
+#include "../../engine/deploy/playbook.h"
+#include "../../engine/deploy/module.h"
 
 #define FIX "tests/fixtures/playbooks/"
 

@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../engine/prefetch.h"
-#include "../../engine/xalloc.h"
+#include "../../engine/ssh/prefetch.h"
+#include "../../engine/base/xalloc.h"
 
 /* Runs `command` under /bin/sh with `input` on stdin; fills res like conn_exec. */
 static void run_sh(const char *command, const char *input, struct cmd_result *res)

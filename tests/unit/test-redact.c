@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../engine/redact.h"
+#include "../../engine/inventory/redact.h"
 
 static struct redactor *from_json(const char *text)
 {

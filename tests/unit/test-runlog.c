@@ -1,5 +1,5 @@
 /*
- * engine/runlog.c: a command's record in hosts/HOST.log carries the command,
+ * engine/rundir/runlog.c: a command's record in hosts/HOST.log carries the command,
  * its exit status, duration and output, with every secret the inventory
  * holds (values under password/secret/token... keys) redacted; run ids and
  * the `last` link.
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../engine/runlog.h"
-#include "../../engine/xalloc.h"
+#include "../../engine/rundir/runlog.h"
+#include "../../engine/base/xalloc.h"
 
 static char *slurp(const char *path)
 {

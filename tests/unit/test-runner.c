@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../engine/runner.h"
+#include "../../engine/ssh/runner.h"
 
 static atomic_int running, peak, runs;
 

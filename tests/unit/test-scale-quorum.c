@@ -1,7 +1,7 @@
-/* engine/scale-quorum.c: the quorum guard refuses a stop that loses quorum. */
+/* engine/deploy/scale-quorum.c: the quorum guard refuses a stop that loses quorum. */
 #include "parse-fixture.h"
 
-#include "../../engine/scale-quorum.h"
+#include "../../engine/deploy/scale-quorum.h"
 
 static json_t *getstate(const char *text)
 {

@@ -18,7 +18,7 @@
 
 #include "../../sim/sim.h"
 #include "../../sim/sim-int.h"
-#include "../../engine/xalloc.h"
+#include "../../engine/base/xalloc.h"
 
 static struct sim *new_sim(const char *profile, unsigned n)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../engine/ssh-knownhosts.h"
+#include "../../engine/ssh/ssh-knownhosts.h"
 
 static void test_host_patterns_as_openssh_reads_them(void **state)
 {

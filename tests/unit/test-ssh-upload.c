@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../engine/ssh.h"
+#include "../../engine/ssh/ssh.h"
 
 #define SHA_ABC "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 #define SHA_ABD "a52d159f262b2c6ddb724a61840befc36eb30c88877a4030b65cbe86298449c9"

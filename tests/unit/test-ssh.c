@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../engine/ssh.h"
-#include "../../engine/strbuf.h"
+#include "../../engine/ssh/ssh.h"
+#include "../../engine/base/strbuf.h"
 
 /* Runs the line the way sshd would: `sh -c LINE`, and captures stdout. */
 static void run_line(const struct remote_cmd *cmd, struct strbuf *out)

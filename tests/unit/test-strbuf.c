@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../engine/strbuf.h"
-#include "../../engine/strlist.h"
+#include "../../engine/base/strbuf.h"
+#include "../../engine/base/strlist.h"
 
 static void test_grows_past_any_initial_size(void **state)
 {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../engine/strpool.h"
-#include "../../engine/xalloc.h"
+#include "../../engine/base/strpool.h"
+#include "../../engine/base/xalloc.h"
 
 static void test_equal_strings_share_one_copy(void **state)
 {

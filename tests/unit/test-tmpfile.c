@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../engine/tmpfile.h"
+#include "../../engine/base/tmpfile.h"
 
 static char dir[] = "/tmp/test-tmpfile.XXXXXX";
 

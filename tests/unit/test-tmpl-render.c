@@ -1,5 +1,5 @@
 /*
- * Unit tests for engine/tmpl-render.c: variables, loops, conditionals,
+ * Unit tests for engine/kube/tmpl-render.c: variables, loops, conditionals,
  * standalone tag lines, the errors that name the template's line, and
  * values that would change a YAML document's shape.
  */
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../engine/tmpl-render.h"
+#include "../../engine/kube/tmpl-render.h"
 
 static json_t *ctx(void)
 {

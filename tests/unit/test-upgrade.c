@@ -1,4 +1,4 @@
-/* engine/upgrade-plan.c: batches keep quorum, a master SM and a standby, the
+/* engine/deploy/upgrade-plan.c: batches keep quorum, a master SM and a standby, the
  * control plane and a contact node up, and a lost quorum is refused. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../engine/inventory.h"
-#include "../../engine/kube-objects.h"
-#include "../../engine/playbook.h"
-#include "../../engine/upgrade.h"
-#include "../../engine/upgrade-plan.h"
-#include "../../modules/module.h"
+#include "../../engine/inventory/inventory.h"
+#include "../../engine/kube/kube-objects.h"
+#include "../../engine/deploy/playbook.h"
+#include "../../engine/deploy/upgrade.h"
+#include "../../engine/deploy/upgrade-plan.h"
+#include "../../engine/deploy/module.h"
 
 #define Q (1u << ROLE_SCALE_QUORUM)
 #define M (1u << ROLE_SCALE_MANAGER)

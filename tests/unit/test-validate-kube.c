@@ -17,12 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../engine/inventory.h"
-#include "../../engine/strbuf.h"
-#include "../../engine/xalloc.h"
-#include "../../engine/validate.h"
-#include "../../engine/validate-int.h"
-#include "../../engine/validate-kube.h"
+#include "../../engine/inventory/inventory.h"
+#include "../../engine/base/strbuf.h"
+#include "../../engine/base/xalloc.h"
+#include "../../engine/validate/validate.h"
+#include "../../engine/validate/validate-int.h"
+#include "../../engine/validate/validate-kube.h"
 
 #define FIX "tests/fixtures/tools/nccl-tests/"
 

@@ -1,4 +1,4 @@
-/* Unit tests for engine/validate.c and validate-config.c: the pairing
+/* Unit tests for engine/validate/validate.c and validate-config.c: the pairing
  * schedule (every pair once, rounds disjoint, N-1 rounds) and the
  * `validate:` inventory section (defaults, values, errors with columns). */
 #include <stdarg.h>
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../engine/inventory.h"
-#include "../../engine/strbuf.h"
-#include "../../engine/validate.h"
-#include "../../engine/validate-int.h"
+#include "../../engine/inventory/inventory.h"
+#include "../../engine/base/strbuf.h"
+#include "../../engine/validate/validate.h"
+#include "../../engine/validate/validate-int.h"
 
 /* Checks the tournament for n players: rounds, disjointness, coverage. */
 static void check_all(size_t n)

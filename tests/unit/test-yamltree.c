@@ -1,5 +1,5 @@
 /*
- * Unit tests for engine/yamltree.c: documents that are graphs, not trees
+ * Unit tests for engine/base/yamltree.c: documents that are graphs, not trees
  * (an alias inside its own anchor, "billion laughs"), nesting depth, the
  * duplicate-key scan, and jansson running out of memory in ytree_to_json.
  * The hostile inputs are the ones the fuzzing campaign found
@@ -16,8 +16,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../engine/strbuf.h"
-#include "../../engine/yamltree.h"
+#include "../../engine/base/strbuf.h"
+#include "../../engine/base/yamltree.h"
 #include "jansson-oom.h"
 
 /* Loads `yaml` and returns ytree_load's code; the message goes to *msg. */

@@ -1,0 +1,376 @@
+/*
+ * The rolling upgrade's probe and playbook; see upgrade.h.
+ */
+#include "upgrade.h"
+#include "../kube/kube-objects.h"
+#include "../base/nodeset.h"
+#include "../facts/parse.h"
+#include "../rundir/runlog.h"
+#include "../ssh/ssh.h"
+#include "../base/strlist.h"
+#include "../base/xalloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void upgrade_to_release(struct upgrade_to *t)
+{
+	free(t->ofed);
+	free(t->scale);
+	free(t->driver);
+	memset(t, 0, sizeof(*t));
+}
+
+int upgrade_to_parse(const char *spec, struct upgrade_to *ret, struct err *err)
+{
+	char *copy = xstrdup(spec), *save = NULL;
+	struct upgrade_to t = { 0 };
+	int rc = 0;
+
+	for (char *part = strtok_r(copy, ",", &save); part && !rc;
+	     part = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(part, '='), **slot = NULL;
+
+		if (eq) {
+			*eq = '\0';
+			slot = !strcmp(part, "ofed") ? &t.ofed : !strcmp(part, "scale") ? &t.scale :
+			       !strcmp(part, "driver") ? &t.driver : NULL;
+		}
+		if (!eq || !slot || !eq[1] || strspn(eq + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "abcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(eq + 1))
+			rc = err_set(err, ERR_USAGE, "--to %s: found '%s%s%s', expected "
+				     "ofed=VERSION, scale=VERSION or driver=VERSION (letters, "
+				     "digits, '.', '_', '-')", spec, part, eq ? "=" : "",
+				     eq ? eq + 1 : "");
+		else if (*slot)
+			rc = err_set(err, ERR_USAGE, "--to %s: %s given twice", spec, part);
+		else
+			*slot = xstrdup(eq + 1);
+	}
+	if (!rc && !t.ofed && !t.scale && !t.driver)
+		rc = err_set(err, ERR_USAGE, "--to: nothing to upgrade to");
+	free(copy);
+	if (rc)
+		upgrade_to_release(&t);
+	else
+		*ret = t;
+	return rc;
+}
+
+struct probe_job {
+	const struct inventory *inv;
+	size_t host;
+	char *state;
+};
+
+static int probe_task(struct task_ctx *t, void *arg)
+{
+	struct probe_job *job = arg;
+	const struct host *h = task_host(t, 0);
+	struct remote_cmd cmd = { .command = "/usr/lpp/mmfs/bin/mmgetstate", .timeout_ms = 60000 };
+	struct cmd_result res;
+	struct err perr = ERR_INIT;
+	json_t *st = NULL, *row;
+	size_t i;
+	int rc;
+
+	cmd_result_init(&res);
+	rc = task_exec(t, 0, &cmd, &res, task_err(t));
+	if (!rc && res.outcome != CMD_EXITED)
+		rc = err_set(task_err(t), ERR_TIMEOUT, "%s: mmgetstate did not finish", h->name);
+	if (rc)
+		goto out;
+	if (res.exit_status == 127) {
+		job->state = xstrdup("no GPFS");
+		goto out;
+	}
+	if (res.exit_status || parse_mmgetstate(res.out.buf, res.out.len, &st, &perr)) {
+		job->state = xstrdup("down");
+		goto out;
+	}
+	json_array_foreach(json_object_get(st, "nodes"), i, row) {
+		const char *name = json_string_value(json_object_get(row, "name"));
+		const char *s = json_string_value(json_object_get(row, "state"));
+		size_t n = strlen(h->name);
+
+		if (name && s && !strncmp(name, h->name, n) && (!name[n] || name[n] == '.'))
+			job->state = xstrdup(s);
+	}
+	if (!job->state)
+		job->state = xstrdup("unknown");
+out:
+	json_decref(st);
+	err_clear(&perr);
+	cmd_result_release(&res);
+	return rc;
+}
+
+int upgrade_probe(struct runner *r, const struct inventory *inv, bool *down,
+		  char **state, struct err *err)
+{
+	struct probe_job *jobs = xcalloc(inv->nhosts, sizeof(*jobs));
+	struct task *tasks = xcalloc(inv->nhosts, sizeof(*tasks));
+	size_t *idx = xcalloc(inv->nhosts, sizeof(*idx));
+
+	(void)err;
+	size_t nt = 0;
+
+	/* A managed switch speaks a CLI, not a shell, and is not upgraded here. */
+	for (size_t i = 0; i < inv->nhosts; i++) {
+		idx[nt] = i;
+		jobs[nt] = (struct probe_job){ inv, i, NULL };
+		tasks[nt] = (struct task){ .hosts = &idx[nt], .nhosts = 1, .fn = probe_task,
+					   .arg = &jobs[nt] };
+		if (inv->hosts[i].roles & (1u << ROLE_IB_SWITCH)) {
+			down[i] = false;
+			state[i] = xstrdup("switch");
+			continue;
+		}
+		nt++;
+	}
+	runner_run(r, tasks, nt, NULL, NULL);
+	for (size_t k = 0; k < nt; k++) {
+		size_t i = jobs[k].host;
+
+		if (tasks[k].rc) {
+			free(jobs[k].state);
+			jobs[k].state = xasprintf("unreachable: %s", err_msg(&tasks[k].err));
+		}
+		down[i] = tasks[k].rc || (strcmp(jobs[k].state, "active") &&
+					  strcmp(jobs[k].state, "no GPFS"));
+		state[i] = jobs[k].state;
+		task_release(&tasks[k]);
+	}
+	free(idx);
+	free(tasks);
+	free(jobs);
+	return 0;
+}
+
+struct upg_node *upgrade_nodes(const struct inventory *inv, const bool *down,
+			       char *const *state)
+{
+	struct upg_node *nd = xcalloc(inv->nhosts ? inv->nhosts : 1, sizeof(*nd));
+
+	for (size_t i = 0; i < inv->nhosts; i++)
+		nd[i] = (struct upg_node){ inv->hosts[i].name, inv->hosts[i].roles, down[i],
+					   state ? state[i] : NULL,
+					   !!(inv->hosts[i].roles & (1u << ROLE_IB_SWITCH)) };
+	return nd;
+}
+
+int upgrade_mark(const char *state_dir, const struct upgrade_to *to, struct err *err)
+{
+	char *dir = xasprintf("%s/upgrade", state_dir), *path = xasprintf("%s/in-progress", dir);
+	char *what = upgrade_to_str(to);
+	FILE *f = NULL;
+	int rc = mkdir_p(dir, err);
+
+	if (!rc && (!(f = fopen(path, "w")) || fprintf(f, "%s\n", what) < 0))
+		rc = err_set(err, ERR_IO, "%s: %s", path, strerror(errno));
+	if (f && fclose(f) && !rc)
+		rc = err_set(err, ERR_IO, "%s: %s", path, strerror(errno));
+	free(what);
+	free(path);
+	free(dir);
+	return rc;
+}
+
+void upgrade_unmark(const char *state_dir)
+{
+	char *path = xasprintf("%s/upgrade/in-progress", state_dir);
+
+	unlink(path);
+	free(path);
+}
+
+bool upgrade_in_progress(const char *state_dir, struct upgrade_to *ret)
+{
+	char *path = xasprintf("%s/upgrade/in-progress", state_dir), line[1024];
+	FILE *f = fopen(path, "r");
+	struct err err = ERR_INIT;
+	bool found = false;
+
+	memset(ret, 0, sizeof(*ret));
+	if (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		/* bringup before driver= and scale= wrote the OFED release alone */
+		if (*line && !strchr(line, '='))
+			ret->ofed = xstrdup(line), found = true;
+		else if (*line)
+			found = !upgrade_to_parse(line, ret, &err);
+	}
+	if (f)
+		fclose(f);
+	err_clear(&err);
+	free(path);
+	return found;
+}
+
+char *upgrade_batch_set(const struct inventory *inv, const struct upg_batch *b)
+{
+	struct strlist names = STRLIST_INIT;
+	char *set;
+
+	for (size_t i = 0; i < b->n; i++)
+		strlist_push(&names, inv->hosts[b->nodes[i]].name);
+	set = nodeset_fold(names.v, names.n);
+	strlist_clear(&names);
+	return set;
+}
+
+char *upgrade_to_str(const struct upgrade_to *to)
+{
+	return xasprintf("%s%s%s%s%s%s%s%s", to->ofed ? "ofed=" : "", to->ofed ? to->ofed : "",
+			 to->ofed && to->scale ? "," : "", to->scale ? "scale=" : "",
+			 to->scale ? to->scale : "", (to->ofed || to->scale) && to->driver ? "," : "",
+			 to->driver ? "driver=" : "", to->driver ? to->driver : "");
+}
+
+int upgrade_scale_installer_check(const char *dir, const char *version, struct err *err)
+{
+	/* 5.1.2.1 -> 5.1.2-1, as the packages are versioned */
+	const char *dot = strrchr(version, '.');
+	char *rel = dot ? xasprintf("%.*s-%s", (int)(dot - version), version, dot + 1) : NULL;
+	char *rpm = xasprintf("gpfs.base-%s.", rel ? rel : ""), *deb = xasprintf("gpfs.base_%s_",
+		rel ? rel : "");
+	static const char *const sub[] = { "gpfs_rpms", "gpfs_debs" };
+	struct strbuf have = STRBUF_INIT;
+	bool found = false;
+	int rc = 0;
+
+	for (size_t i = 0; i < 2 && rel && !found; i++) {
+		char *path = xasprintf("%s/%s", dir, sub[i]);
+		DIR *d = opendir(path);
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			if (strncmp(de->d_name, "gpfs.base", 9))
+				continue;
+			found |= !strncmp(de->d_name, i ? deb : rpm, strlen(i ? deb : rpm));
+			strbuf_addf(&have, "%s%s", have.len ? ", " : "", de->d_name);
+		}
+		if (d)
+			closedir(d);
+		free(path);
+	}
+	if (!rel)
+		rc = err_set(err, ERR_USAGE, "--to scale=%s: expected a release like 5.1.2.1", version);
+	else if (!found)
+		rc = err_set(err, ERR_USAGE, "--to scale=%s: the installer %s holds %s; give the "
+			     "extracted installer of %s with --scale-installer DIR", version, dir,
+			     have.len ? have.buf : "no gpfs.base package (gpfs_rpms/ or gpfs_debs/)",
+			     version);
+	strbuf_release(&have);
+	free(rpm);
+	free(deb);
+	free(rel);
+	return rc;
+}
+
+/* A YAML double-quoted scalar (names and versions are plain; paths may not be). */
+static void yaml_quoted(struct strbuf *out, const char *s)
+{
+	strbuf_addch(out, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			strbuf_addch(out, '\\');
+		strbuf_addch(out, *s);
+	}
+	strbuf_addch(out, '"');
+}
+
+void upgrade_playbook(const struct inventory *inv, const struct upg_plan *p,
+		      const struct upgrade_to *to, const struct upgrade_files *files,
+		      struct strbuf *out)
+{
+	strbuf_addstr(out, "# Written by `bringup upgrade`: one block of stages per batch, run in\n"
+		      "# order; the last stage of a batch stops the run when a node failed.\n"
+		      "name: upgrade\nstages:\n");
+	bool kube = kube_layer(inv);
+
+	for (size_t b = 0; b < p->nbatches; b++) {
+		char *set = upgrade_batch_set(inv, &p->batches[b]);
+		struct strbuf names = STRBUF_INIT;
+
+		struct strbuf clients = STRBUF_INIT;
+
+		for (size_t i = 0; i < p->batches[b].n; i++) {
+			const struct host *h = &inv->hosts[p->batches[b].nodes[i]];
+
+			strbuf_addf(&names, "%s%s", i ? "," : "", h->name);
+			if (h->roles & (1u << ROLE_SCALE_CLIENT))
+				strbuf_addf(&clients, "%s%s", clients.len ? "," : "", h->name);
+		}
+		if (kube)
+			strbuf_addf(out, "  - name: b%zu-drain\n    module: kube_node\n"
+				    "    params: { action: drain, nodes: \"%s\" }\n"
+				    "    max_fail_percent: 0\n", b + 1, names.buf);
+		strbuf_addf(out, "  - name: b%zu-scale-stop\n    module: scale_node\n"
+			    "    hosts: \"%s\"\n    params: { action: stop, avoid: \"%s\" }\n",
+			    b + 1, set, names.buf);
+		if (to->ofed) {
+			strbuf_addf(out, "  - name: b%zu-ofed\n    module: ofed\n    hosts: \"%s\"\n"
+				    "    params:\n      version: ", b + 1, set);
+			yaml_quoted(out, to->ofed);
+			if (files->ofed_tarball) {
+				strbuf_addstr(out, "\n      tarball: ");
+				yaml_quoted(out, files->ofed_tarball);
+			}
+			strbuf_addch(out, '\n');
+		}
+		if (to->scale) {
+			strbuf_addf(out, "  - name: b%zu-scale-install\n    module: scale_install\n"
+				    "    hosts: \"%s\"\n", b + 1, set);
+			if (files->scale_installer) {
+				strbuf_addstr(out, "    params:\n      installer: ");
+				yaml_quoted(out, files->scale_installer);
+				strbuf_addch(out, '\n');
+			}
+		}
+		/* The GPU driver after OFED: its DKMS build of nvidia-peermem
+		 * links against the ib_core the new OFED brought. */
+		if (to->driver) {
+			strbuf_addf(out, "  - name: b%zu-driver\n    module: gpu_driver\n"
+				    "    hosts: \"%s\"\n    params:\n      version: ", b + 1, set);
+			yaml_quoted(out, to->driver);
+			if (files->driver_installer) {
+				strbuf_addstr(out, "\n      installer: ");
+				yaml_quoted(out, files->driver_installer);
+			}
+			strbuf_addch(out, '\n');
+		}
+		/* Peer memory is built against OFED's ib_core and the GPU driver: a
+		 * new one of either needs it loaded (nvidia-peermem, which the
+		 * driver ships) or rebuilt (nv_peer_mem) again before the node
+		 * takes GPU jobs. */
+		if (to->ofed || to->driver)
+			strbuf_addf(out, "  - name: b%zu-peermem\n    module: peermem\n"
+				    "    hosts: \"%s\"\n", b + 1, set);
+		strbuf_addf(out, "  - name: b%zu-scale-start\n    module: scale_node\n"
+			    "    hosts: \"%s\"\n    params: { action: start }\n", b + 1, set);
+		/* The proof that the daemon moves data over verbs RDMA on the
+		 * configured ports again (a new OFED may rename nothing, or break
+		 * RDMA silently: GPFS falls back to TCP). The batch's last stage
+		 * stops the run when one of its nodes failed: with Kubernetes that
+		 * is the uncordon, which gives the others back first and leaves the
+		 * failed ones cordoned. */
+		if (clients.len)
+			strbuf_addf(out, "  - name: b%zu-verify-rdma\n    module: scale_rdma\n"
+				    "    hosts: \"%s\"\n%s", b + 1, clients.buf,
+				    kube ? "" : "    max_fail_percent: 0\n");
+		else if (!kube)
+			strbuf_addf(out, "    max_fail_percent: 0\n");
+		if (kube)
+			strbuf_addf(out, "  - name: b%zu-uncordon\n    module: kube_node\n"
+				    "    params: { action: uncordon, nodes: \"%s\" }\n"
+				    "    max_fail_percent: 0\n", b + 1, names.buf);
+		strbuf_release(&names);
+		strbuf_release(&clients);
+		free(set);
+	}
+}

@@ -25,6 +25,15 @@ static const char *const kind_names[] = {
 	[DEV_STAGE_DONE] = "stage_done", [DEV_RUN_DONE] = "run_done",
 };
 
+const char *host_result_name(enum host_result r)
+{
+	static const char *const names[] = { [RES_NONE] = "none", [RES_OK] = "ok",
+		[RES_CHANGED] = "changed", [RES_FAILED] = "failed", [RES_SKIPPED] = "skipped",
+		[RES_UNREACHABLE] = "unreachable" };
+
+	return r < RES__COUNT ? names[r] : "?";
+}
+
 const char *dep_event_kind_name(enum dep_event_kind k)
 {
 	return (size_t)k < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[k] : "?";

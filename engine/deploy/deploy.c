@@ -62,15 +62,6 @@ struct deploy {
 	struct err save_err;
 };
 
-const char *host_result_name(enum host_result r)
-{
-	static const char *const names[] = { [RES_NONE] = "none", [RES_OK] = "ok",
-		[RES_CHANGED] = "changed", [RES_FAILED] = "failed", [RES_SKIPPED] = "skipped",
-		[RES_UNREACHABLE] = "unreachable" };
-
-	return r < RES__COUNT ? names[r] : "?";
-}
-
 static struct deploy_cell *cell(struct deploy *d, size_t stage, size_t host)
 {
 	return &d->cells[stage * d->ncols + host];

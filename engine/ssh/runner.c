@@ -4,6 +4,7 @@
  */
 #include "runner.h"
 #include "fdlimit.h"
+#include "ssh-jump.h"
 #include "../base/xalloc.h"
 
 #include <pthread.h>
@@ -22,6 +23,7 @@ struct host_slot {
 	int conn_rc;           /* non-zero once connecting failed */
 	struct err conn_err;   /* why, repeated to later tasks */
 	struct jump *jump;     /* its proxy_jump, shared (r->jumps owns it); NULL: direct */
+	struct conn_via via;   /* jump_via(jump), when jump is set */
 	/* Under the runner's conn_lock: */
 	unsigned long long last_used; /* LRU clock of the last task on conn */
 	unsigned cost;         /* descriptors conn holds, counted in conn_fds */
@@ -170,6 +172,8 @@ int runner_new(const struct inventory *inv, const struct runner_opts *o,
 				jump_new(inv->hosts[i].ssh.proxy_jump, &jt, &r->copts,
 					 inv->jump_sessions);
 		}
+		if (r->slots[i].jump)
+			r->slots[i].via = jump_via(r->slots[i].jump);
 		free_target(&jt);
 		if (rc < 0) {
 			runner_free(r);
@@ -391,7 +395,7 @@ static int slot_conn(struct runner *r, size_t host, struct conn **ret, struct er
 		err_set(err, s->conn_rc, "%s", err_msg(&s->conn_err));
 		return s->conn_rc;
 	}
-	s->conn_rc = conn_open(h->name, &h->ssh, s->jump, &r->copts, &s->conn, &s->conn_err);
+	s->conn_rc = conn_open(h->name, &h->ssh, s->jump ? &s->via : NULL, &r->copts, &s->conn, &s->conn_err);
 	if (s->conn_rc) {
 		unreserve_fds(r, s);
 		explain_fd_limit(r, &s->conn_err);
@@ -419,7 +423,7 @@ int task_reconnect(struct task_ctx *t, size_t i, unsigned connect_timeout_ms,
 	err_clear(&s->conn_err);
 	if ((rc = reserve_fds(t->r, s, slot_cost(s), err)))
 		return err_prefix(err, "host %s: ", h->name);
-	rc = conn_open(h->name, &h->ssh, s->jump, &o, &s->conn, err);
+	rc = conn_open(h->name, &h->ssh, s->jump ? &s->via : NULL, &o, &s->conn, err);
 	if (rc) {
 		unreserve_fds(t->r, s);
 		explain_fd_limit(t->r, err);

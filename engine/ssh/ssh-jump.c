@@ -3,7 +3,7 @@
  * a few sessions to each jump host, each session owned by one pump thread.
  * The rules are in ssh.h (struct jump).
  */
-#include "ssh.h"
+#include "ssh-jump.h"
 #include "../base/xalloc.h"
 
 #include <libssh/libssh.h>
@@ -504,4 +504,15 @@ void jump_free(struct jump *j)
 	free(j->t.user);
 	free(j->t.key_file);
 	free(j);
+}
+
+static int via_open(void *arg, const char *name, const char *address, unsigned port,
+		    long long deadline_ms, int *ret_fd, struct err *err)
+{
+	return jump_tunnel(arg, name, address, port, deadline_ms, ret_fd, err);
+}
+
+struct conn_via jump_via(struct jump *j)
+{
+	return (struct conn_via){ .open = via_open, .arg = j };
 }

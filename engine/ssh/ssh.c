@@ -27,7 +27,7 @@
 struct conn {
 	char *name;
 	ssh_session s;
-	bool tunnelled;    /* its socket is a jump_tunnel() end, given to libssh */
+	bool tunnelled;    /* its socket is a conn_via end, given to libssh */
 };
 
 /* The line the command wrapper writes first on stderr, as printf(1) reads it. */
@@ -253,7 +253,7 @@ static bool connect_was_reset(const char *why)
 }
 
 int conn_open(const char *name, const struct ssh_target *t,
-	      struct jump *jump, const struct conn_opts *o,
+	      const struct conn_via *via, const struct conn_opts *o,
 	      struct conn **ret, struct err *err)
 {
 	struct conn *c = xcalloc(1, sizeof(*c));
@@ -291,10 +291,10 @@ again:
 	 * on a live session) must not sit out Nagle against delayed ACKs:
 	 * 40 ms each, 1 MB/s for an upload. */
 	ssh_options_set(c->s, SSH_OPTIONS_NODELAY, &one);
-	if (jump) {
+	if (via) {
 		int fd;
 
-		if ((rc = jump_tunnel(jump, name, t->address, t->port, give_up, &fd, err)))
+		if ((rc = via->open(via->arg, name, t->address, t->port, give_up, &fd, err)))
 			goto fail;
 		if (ssh_options_set(c->s, SSH_OPTIONS_FD, &fd) != SSH_OK) {
 			close(fd);

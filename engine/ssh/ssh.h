@@ -32,41 +32,21 @@ struct conn_opts {
 struct conn;
 
 /*
- * A jump host (ProxyJump) shared by every host behind it: their connections
- * ride direct-tcpip channels multiplexed over at most `nsessions` sessions
- * to it (inventory's jump_sessions), not one session each: a stock sshd
- * (MaxStartups 10:30:100) resets a third of 256 logins arriving at once.
- *
- * Threading rule: once authenticated, a jump session belongs to its pump
- * thread alone; no other thread calls libssh on it. A host's connection
- * asks for a channel through the jump's queue (jump_tunnel, any thread,
- * any number at once) and then talks to the pump through its own end of a
- * socketpair, which libssh uses as that connection's socket; the pump moves
- * bytes between socketpairs and channels, never writing more than a
- * channel's window, so that one slow host cannot stall the others. Sessions
- * open lazily, a lost one is reopened by the next request, and a failed
- * connect is repeated to requests within the connect timeout instead of
- * being waited out again by each host.
+ * How a connection reaches its host when not directly: `open` gives a
+ * socket whose far end is a byte stream to address:port, by deadline_ms,
+ * owned by the caller; errors name host `name`. It is called again for each
+ * retried login. ssh-jump.h's jump_via() is the one there is (ProxyJump);
+ * this layer knows nothing of jump hosts.
  */
-struct jump;
-/* label names the jump host in messages. Caller owns the result (jump_free,
- * after every conn through it is closed). */
-struct jump *jump_new(const char *label, const struct ssh_target *t,
-		      const struct conn_opts *o, unsigned nsessions);
-void jump_free(struct jump *j);
-/* Whether j goes to the same place as t, as the same user with the same key. */
-bool jump_same(const struct jump *j, const struct ssh_target *t);
-/*
- * A channel through j to address:port, opened by deadline_ms: *ret_fd is a
- * socket whose far end is the channel, owned by the caller. Errors name
- * host `name`.
- */
-int jump_tunnel(struct jump *j, const char *name, const char *address, unsigned port,
-		long long deadline_ms, int *ret_fd, struct err *err);
+struct conn_via {
+	int (*open)(void *arg, const char *name, const char *address, unsigned port,
+		    long long deadline_ms, int *ret_fd, struct err *err);
+	void *arg;
+};
 
 /*
- * Connects to `t`, through `jump` when not NULL (ProxyJump: a channel from
- * jump_tunnel, so no ssh process is forked). Verifies the host key against o->known_hosts and
+ * Connects to `t`, through `via` when not NULL (ProxyJump: a channel from
+ * a jump host, so no ssh process is forked). Verifies the host key against o->known_hosts and
  * authenticates with t->key_file, else ssh-agent, else the default keys.
  * `name` is the inventory name used in messages. Returns 0 with *ret owned
  * by the caller (conn_close), or ERR_CONNECT (refused, or no answer within
@@ -75,7 +55,7 @@ int jump_tunnel(struct jump *j, const char *name, const char *address, unsigned 
  * answered) with a message that names the host and says what to do.
  */
 int conn_open(const char *name, const struct ssh_target *t,
-	      struct jump *jump, const struct conn_opts *o,
+	      const struct conn_via *via, const struct conn_opts *o,
 	      struct conn **ret, struct err *err);
 void conn_close(struct conn *c);
 /* Descriptors an open conn holds in this process, for the runner's budget:
@@ -84,7 +64,7 @@ void conn_close(struct conn *c);
 #define CONN_FDS_DIRECT 1
 #define CONN_FDS_JUMPED 2
 #define JUMP_FDS_PER_SESSION 3  /* its socket and its pump's wake pipe */
-/* For ssh-jump.c: the libssh session under a conn. */
+/* For ssh-jump.c (the layer above): the libssh session under a conn. */
 struct ssh_session_struct *conn_ssh_session(struct conn *c);
 
 /* One remote command. */

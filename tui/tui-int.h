@@ -59,11 +59,15 @@ struct tui {
 	/* BRINGUP_TUI_STATS=FILE: frame build times and key-to-frame latency */
 	FILE *stats;
 	double key_at;
+	/* the frame being drawn: its time (tui_now()), given to view_draw */
+	double now;
 };
 
+/* tui.c's monotonic clock, in seconds. */
 double tui_now(void);
-/* Draws a frame into curses' buffers (the caller holds t->lock). */
-void view_draw(struct tui *t);
+/* Draws a frame for time `now` into curses' buffers (the caller holds
+ * t->lock). The view takes the time as an argument, never asking tui.c. */
+void view_draw(struct tui *t, double now);
 void view_colours(struct tui *t);
 /* Selects row r of the last frame (its host, group and signature). */
 void view_select_row(struct tui *t, size_t r);

@@ -340,7 +340,7 @@ static void *tui_main(void *arg)
 
 			t->dirty = false;
 			t->urgent = false;
-			view_draw(t);
+			view_draw(t, start);
 			built = tui_now();
 			wnoutrefresh(stdscr);
 			need = false;

@@ -64,7 +64,7 @@ static const wchar_t *glyph(const struct tui *t, enum cstate s)
 	if (s == CS_RUNNING) {
 		size_t n = wcslen(frames);
 
-		spin[0] = frames[(size_t)(tui_now() * 10) % n];
+		spin[0] = frames[(size_t)(t->now * 10) % n];
 		spin[1] = 0;
 		return spin;
 	}
@@ -134,7 +134,7 @@ static void put_glyph(const struct tui *t, int y, int x, enum cstate s, bool sel
 
 static double elapsed(const struct tui *t)
 {
-	double live = tui_now() - t->t_open;
+	double live = t->now - t->t_open;
 
 	if (t->ctl.replay || t->m.done)
 		return t->m.t;
@@ -365,7 +365,7 @@ static void draw_status(struct tui *t)
 		putf(y, 0, COLS, A_BOLD, "/%s", t->filter.buf ? t->filter.buf : "");
 		curs_set(1);
 		return;
-	} else if (t->msg[0] && tui_now() < t->msg_until) {
+	} else if (t->msg[0] && t->now < t->msg_until) {
 		put(y, 0, COLS, t->msg, A_BOLD);
 	} else {
 		put(y, 0, COLS, t->m.done ? "arrows move  Enter details  / filter  f failures  "
@@ -461,13 +461,14 @@ static void follow_selection(struct tui *t, const struct mrow *rows, const struc
 		t->stage_off = t->sel_stage - l->nvis + 1;
 }
 
-void view_draw(struct tui *t)
+void view_draw(struct tui *t, double now)
 {
 	struct view_opts vo = { t->filter.len ? t->filter.buf : NULL, t->failures_only, 0,
 				&t->expanded };
 	struct layout l;
 	struct mrow *rows;
 
+	t->now = now;
 	erase();
 	if (t->paging) {
 		draw_pager(t);

@@ -157,3 +157,29 @@ int simfs_remove_tree(const char *path, struct err *err)
 		err_prefix(err, "%s: ", path);
 	return ret;
 }
+
+/* Where this machine keeps OpenSSH's server programs (Debian and RHEL paths). */
+static const char *const sshd_paths[] = {
+	"/usr/sbin/sshd", "/usr/local/sbin/sshd", "/sbin/sshd", NULL,
+};
+static const char *const sftp_paths[] = {
+	"/usr/lib/openssh/sftp-server", "/usr/libexec/openssh/sftp-server",
+	"/usr/libexec/sftp-server", "/usr/lib/ssh/sftp-server", NULL,
+};
+static const char *first_existing(const char *const *paths)
+{
+	for (; *paths; paths++)
+		if (!access(*paths, X_OK))
+			return *paths;
+	return NULL;
+}
+
+const char *sim_sshd_binary(void)
+{
+	return first_existing(sshd_paths);
+}
+
+const char *sim_sftp_server(void)
+{
+	return first_existing(sftp_paths);
+}

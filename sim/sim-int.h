@@ -19,18 +19,22 @@
 
 struct sim;
 
-/* D/token, or NULL when there is none; caller frees. (sim.c) */
+/* D/token, or NULL when there is none; caller frees. (sim-ctl.c) */
 char *sim_read_token(const char *dir);
 
 /*
  * Starts the sshd of nodes idx[0..n) and waits until each accepts
  * connections. *ret_bind_failed tells a lost race for the port (another
- * cluster bound it first) from other failures. (sim.c)
+ * cluster bound it first) from other failures. (sim-ctl.c)
  */
 int sim_start_sshds(const struct sim *s, const unsigned *idx, unsigned n, char *const *envp,
 		    bool *ret_bind_failed, struct err *err);
 
 void sim_sleep_ms(unsigned ms);
+
+/* OpenSSH's sshd and sftp-server on this machine; NULL when missing. (sim-fs.c) */
+const char *sim_sshd_binary(void);
+const char *sim_sftp_server(void);
 
 /* Writes (replaces) path with data and the given mode. */
 int simfs_write(const char *path, const void *data, size_t len, unsigned mode, struct err *err);

@@ -27,28 +27,11 @@ extern char **environ;
 
 /* How far past the asked-for port sim up looks for one free on every address. */
 #define PORT_TRIES 64
-#define SSHD_PARALLEL 32
-#define START_WAIT_MS 5000
 
-static const char *const sshd_paths[] = {
-	"/usr/sbin/sshd", "/usr/local/sbin/sshd", "/sbin/sshd", NULL,
-};
-static const char *const sftp_paths[] = {
-	"/usr/lib/openssh/sftp-server", "/usr/libexec/openssh/sftp-server",
-	"/usr/libexec/sftp-server", "/usr/lib/ssh/sftp-server", NULL,
-};
 static const char *const node_subdirs[] = {
 	"state", "faults", "log", "root/etc", "root/usr", "root/var", "root/opt", "root/boot",
 	"work", NULL,
 };
-
-static const char *first_existing(const char *const *paths)
-{
-	for (; *paths; paths++)
-		if (!access(*paths, X_OK))
-			return *paths;
-	return NULL;
-}
 
 /* The directory ends up in sshd_config, fstab and overlay options, none of
  * which can quote everything; refusing odd characters beats escaping four ways. */
@@ -208,24 +191,6 @@ static unsigned conf_uint(const char *text, const char *key)
 
 	free(v);
 	return n > 65535 ? 0 : (unsigned)n;
-}
-
-char *sim_read_token(const char *dir)
-{
-	char *path = xasprintf("%s/token", dir);
-	struct strbuf sb = STRBUF_INIT;
-	struct err e = ERR_INIT;
-
-	if (simfs_read(path, &sb, &e))
-		strbuf_reset(&sb);
-	strbuf_rtrim(&sb);
-	free(path);
-	err_clear(&e);
-	if (!sb.len) {
-		strbuf_release(&sb);
-		return NULL;
-	}
-	return strbuf_detach(&sb, NULL);
 }
 
 int sim_load(const char *dir, struct sim **ret, struct err *err)
@@ -552,8 +517,8 @@ static bool sshd_has_penalties(const char *sshd)
 
 static int write_sshd_configs(const struct sim *s, struct err *err)
 {
-	const char *sshd = first_existing(sshd_paths);
-	const char *sftp = first_existing(sftp_paths);
+	const char *sshd = sim_sshd_binary();
+	const char *sftp = sim_sftp_server();
 	bool penalties = sshd && sshd_has_penalties(sshd);
 	struct strbuf sb = STRBUF_INIT;
 	int ret = 0;
@@ -567,122 +532,6 @@ static int write_sshd_configs(const struct sim *s, struct err *err)
 		free(path);
 	}
 	strbuf_release(&sb);
-	return ret;
-}
-
-/* sshd -E sends even its startup errors to the log: the last line written
- * past offset `from` (it appends) says why a start failed. */
-static void log_last_line(const char *log, off_t from, struct strbuf *out)
-{
-	struct strbuf sb = STRBUF_INIT;
-	struct err e = ERR_INIT;
-
-	if (!simfs_read(log, &sb, &e) && (size_t)from <= sb.len) {
-		strbuf_rtrim(&sb);
-		const char *start = sb.buf + from, *nl = strrchr(start, '\n');
-
-		strbuf_addstr(out, nl ? nl + 1 : start);
-	}
-	strbuf_release(&sb);
-	err_clear(&e);
-}
-
-static off_t file_size(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) ? 0 : st.st_size;
-}
-
-/*
- * Waits until the sshd of node i has written its pid file, which it does once
- * its socket is bound, so the node accepts connections when this returns.
- * A bind failure (another cluster won the port) sets *ret_bind_failed.
- */
-static int wait_sshd(const struct sim *s, unsigned i, const char *log, off_t from,
-		     bool *ret_bind_failed, struct err *err)
-{
-	struct strbuf why = STRBUF_INIT;
-	int ret = 0;
-
-	for (unsigned waited = 0; !sim_node_sshd_pid(s, i); waited += 10) {
-		strbuf_reset(&why);
-		log_last_line(log, from, &why);
-		if (strstr(why.buf, "Cannot bind any address")) {
-			*ret_bind_failed = true;
-			ret = err_set(err, ERR_STATE, "sshd of %s: %s", s->nodes[i].name, why.buf);
-			break;
-		}
-		if (waited >= START_WAIT_MS) {
-			ret = err_set(err, ERR_TIMEOUT, "sshd of %s did not start: %s (see %s)",
-				      s->nodes[i].name, why.len ? why.buf : "no pid file", log);
-			break;
-		}
-		sim_sleep_ms(10);
-	}
-	strbuf_release(&why);
-	return ret;
-}
-
-int sim_start_sshds(const struct sim *s, const unsigned *idx, unsigned n, char *const *envp,
-		       bool *ret_bind_failed, struct err *err)
-{
-	const char *sshd = first_existing(sshd_paths);
-	char **argvs = xcalloc((size_t)n * 6, sizeof(*argvs));
-	char **paths = xcalloc((size_t)n * 2, sizeof(*paths));
-	off_t *logpos = xcalloc(n, sizeof(*logpos));
-	struct sim_job *jobs = xcalloc(n, sizeof(*jobs));
-	int ret = 0;
-
-	*ret_bind_failed = false;
-	if (!sshd) {
-		ret = err_set(err, ERR_NOTFOUND, "no sshd found (looked in /usr/sbin, "
-			      "/usr/local/sbin, /sbin): install openssh-server");
-		goto out;
-	}
-	/* sshd as root insists on its privilege separation directory. */
-	if (!geteuid() && mkdir("/run/sshd", 0755) && errno != EEXIST) {
-		ret = err_set(err, ERR_IO, "cannot create /run/sshd: %s", strerror(errno));
-		goto out;
-	}
-	for (unsigned k = 0; k < n; k++) {
-		char **argv = argvs + (size_t)k * 6;
-		const char *nd = s->nodes[idx[k]].dir;
-
-		paths[2 * k] = xasprintf("%s/sshd_config", nd);
-		paths[2 * k + 1] = xasprintf("%s/sshd.log", nd);
-		logpos[k] = file_size(paths[2 * k + 1]);
-		argv[0] = (char *)sshd;
-		argv[1] = "-f";
-		argv[2] = paths[2 * k];
-		argv[3] = "-E";
-		argv[4] = paths[2 * k + 1];
-		sim_job_init(&jobs[k], argv);
-	}
-	ret = sim_jobs_run(jobs, n, SSHD_PARALLEL, envp, err);
-	for (unsigned k = 0; !ret && k < n; k++) {
-		if (!jobs[k].status)
-			continue;
-		struct strbuf why = STRBUF_INIT;
-
-		log_last_line(paths[2 * k + 1], logpos[k], &why);
-		ret = err_set(err, ERR_STATE, "sshd of %s failed to start (exit %d): %s",
-			      s->nodes[idx[k]].name, jobs[k].status,
-			      why.len ? why.buf : sim_job_last_line(&jobs[k]));
-		strbuf_release(&why);
-	}
-	for (unsigned k = 0; !ret && k < n; k++)
-		ret = wait_sshd(s, idx[k], paths[2 * k + 1], logpos[k], ret_bind_failed, err);
-out:
-	for (unsigned k = 0; k < n; k++) {
-		sim_job_release(&jobs[k]);
-		free(paths[2 * k]);
-		free(paths[2 * k + 1]);
-	}
-	free(jobs);
-	free(paths);
-	free(logpos);
-	free(argvs);
 	return ret;
 }
 

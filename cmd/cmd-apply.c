@@ -81,7 +81,7 @@ static void note(void *arg, const char *what)
 	fflush(stdout);
 }
 
-int cmd_apply(int argc, char **argv)
+int cmd_apply(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct cmd_getopt g;
 	const char *inv_path = NULL, *kubeconfig = NULL, *state = NULL, *via = NULL;
@@ -96,6 +96,7 @@ int cmd_apply(int argc, char **argv)
 	unsigned changed = 0;
 	int c, status = EXIT_OK;
 
+	(void)ctx;
 	cmd_getopt_init(&g, cmd_apply_options, false);
 	optind = 1;
 	while ((c = cmd_getopt(&g, argc, argv)) != -1) {
@@ -122,7 +123,7 @@ int cmd_apply(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	opts.arg = &changed;
-	if (inventory_load(inv_path, &inv, &err)) {
+	if (cmd_inventory_load(inv_path, &inv, &err)) {
 		status = cmd_fail(&err);
 		goto out;
 	}

@@ -59,7 +59,7 @@ static int bundle_offline(const char *inv_path, const struct offline_opts *oo, c
 	struct strbuf report = STRBUF_INIT;
 	int status = EXIT_OK;
 
-	if (inventory_load(inv_path, &inv, &err) ||
+	if (cmd_inventory_load(inv_path, &inv, &err) ||
 	    offline_bundle_create(inv, oo, out, &report, &err))
 		status = cmd_fail_inv(inv, &err);
 	else
@@ -70,7 +70,7 @@ static int bundle_offline(const char *inv_path, const struct offline_opts *oo, c
 	return status;
 }
 
-int cmd_bundle(int argc, char **argv)
+int cmd_bundle(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct cmd_getopt g;
 	const char *inv_path = NULL, *state = NULL, *run = NULL, *facts = NULL, *output = NULL;
@@ -83,6 +83,7 @@ int cmd_bundle(int argc, char **argv)
 	bool offline = false;
 	int c, status = EXIT_OK;
 
+	(void)ctx;
 	cmd_getopt_init(&g, cmd_bundle_options, false);
 	optind = 1;
 	while ((c = cmd_getopt(&g, argc, argv)) != -1) {
@@ -110,7 +111,7 @@ int cmd_bundle(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (inv_path && inventory_load(inv_path, &inv, &err)) {
+	if (inv_path && cmd_inventory_load(inv_path, &inv, &err)) {
 		status = cmd_fail(&err);
 		goto out;
 	}

@@ -6,7 +6,9 @@
 #include "cmd.h"
 #include "../engine/ssh/runner.h"
 #include "version.h"
+#include "../engine/inventory/inventory.h"
 #include "../engine/inventory/redact.h"
+#include "../engine/validate/validate.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -14,12 +16,17 @@
 #include <string.h>
 #include <unistd.h>
 
-int cmd_usage(const char *name)
+const struct cmd_entry *cmd_ctx_find(const struct cmd_ctx *ctx, const char *name)
 {
-	const struct cmd_entry *c = cmd_lookup(name);
+	for (unsigned i = 0; i < ctx->ncommands; i++)
+		if (!strcmp(ctx->commands[i].name, name))
+			return &ctx->commands[i];
+	return NULL;
+}
 
-	if (c)
-		fprintf(stderr, "usage: bringup %s %s\n", c->name, c->usage);
+int cmd_usage(const struct cmd_ctx *ctx)
+{
+	fprintf(stderr, "usage: bringup %s %s\n", ctx->self->name, ctx->self->usage);
 	return EXIT_USAGE;
 }
 
@@ -60,12 +67,29 @@ int cmd_fail_inv(const struct inventory *inv, struct err *e)
 	return status;
 }
 
+int cmd_inventory_load(const char *path, struct inventory **ret, struct err *err)
+{
+	struct validate_cfg cfg;
+	int rc = inventory_load(path, ret, err);
+
+	if (rc)
+		return rc;
+	/* The sections that subsystems read themselves are read once now, so
+	 * that every command refuses a bad inventory alike, before any host is
+	 * touched. */
+	validate_cfg_defaults(&cfg);
+	rc = validate_config_load(*ret, &cfg, err);
+	validate_cfg_release(&cfg);
+	return rc;
+}
+
 const struct cmd_option cmd_version_options[] = {
 	{ NULL },
 };
 
-int cmd_version(int argc, char **argv)
+int cmd_version(const struct cmd_ctx *ctx, int argc, char **argv)
 {
+	(void)ctx;
 	(void)argc;
 	(void)argv;
 	printf("bringup %s\n", BRINGUP_VERSION);

@@ -174,7 +174,7 @@ static void offer_operand(const struct cmd_entry *c, int nprev, const char *cur)
 		puts("@file");
 }
 
-static int complete_words(const char *inv_opt, int n, char **w)
+static int complete_words(const struct cmd_ctx *ctx, const char *inv_opt, int n, char **w)
 {
 	const char *cur = n ? w[n - 1] : "";
 	const char *inv_path = inv_opt;
@@ -182,8 +182,8 @@ static int complete_words(const char *inv_opt, int n, char **w)
 	int operands = 0;
 
 	if (n <= 1) {
-		for (unsigned i = 0; i < ncommands; i++)
-			offer("", commands[i].name, cur);
+		for (unsigned i = 0; i < ctx->ncommands; i++)
+			offer("", ctx->commands[i].name, cur);
 		offer("", "help", cur);
 		if (cur[0] == '-') {
 			offer("", "--help", cur);
@@ -193,11 +193,11 @@ static int complete_words(const char *inv_opt, int n, char **w)
 	}
 	if (!strcmp(w[0], "help")) {
 		if (n == 2)
-			for (unsigned i = 0; i < ncommands; i++)
-				offer("", commands[i].name, cur);
+			for (unsigned i = 0; i < ctx->ncommands; i++)
+				offer("", ctx->commands[i].name, cur);
 		return EXIT_OK;
 	}
-	c = cmd_lookup(w[0]);
+	c = cmd_ctx_find(ctx, w[0]);
 	if (!c)
 		return EXIT_OK;
 	/* Walk the words before cur: the inventory, operands, and whether cur is a value. */
@@ -246,7 +246,7 @@ static int complete_words(const char *inv_opt, int n, char **w)
 	return EXIT_OK;
 }
 
-int cmd_complete(int argc, char **argv)
+int cmd_complete(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const char *shell = NULL, *inv_path = NULL;
 	struct cmd_getopt g;
@@ -273,5 +273,5 @@ int cmd_complete(int argc, char **argv)
 		}
 		return EXIT_OK;
 	}
-	return complete_words(inv_path, argc - optind, argv + optind);
+	return complete_words(ctx, inv_path, argc - optind, argv + optind);
 }

@@ -101,7 +101,7 @@ static void print_copied(const struct inventory *inv, const char *local,
 	free(done);
 }
 
-int cmd_copy(int argc, char **argv)
+int cmd_copy(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct cmd_getopt g;
 	const char *inv_path = NULL, *limit = NULL;
@@ -117,6 +117,7 @@ int cmd_copy(int argc, char **argv)
 	int c, status = EXIT_OK;
 	char *end;
 
+	(void)ctx;
 	cmd_getopt_init(&g, cmd_copy_options, true);
 	optind = 1;
 	while ((c = cmd_getopt(&g, argc, argv)) != -1) {
@@ -151,7 +152,7 @@ int cmd_copy(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	ro.cancel_stops_commands = true;
-	if (inventory_load(inv_path, &inv, &err) ||
+	if (cmd_inventory_load(inv_path, &inv, &err) ||
 	    inventory_select(inv, limit, &idx, &n, &err) ||
 	    runner_new(inv, &ro, &runner, &err)) {
 		status = cmd_fail(&err);

@@ -552,7 +552,7 @@ static int use_bundle(const struct deploy_args *a, struct inventory *inv, struct
 	return rc;
 }
 
-int cmd_deploy(int argc, char **argv)
+int cmd_deploy(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct deploy_args a = { 0 };
 	struct inventory *inv = NULL;
@@ -568,6 +568,7 @@ int cmd_deploy(int argc, char **argv)
 	struct run_info ri = { 0 };
 	int status = EXIT_OK, rc, lock_fd = -1;
 
+	(void)ctx;
 	rc = parse_args(argc, argv, &a);
 	if (rc || a.list) {
 		if (a.list)
@@ -576,7 +577,7 @@ int cmd_deploy(int argc, char **argv)
 		goto out;
 	}
 	/* Everything that can be wrong with the input fails here, before any host is touched. */
-	if (inventory_load(a.inv_path, &inv, &err) ||
+	if (cmd_inventory_load(a.inv_path, &inv, &err) ||
 	    (a.from_bundle && use_bundle(&a, inv, &err)) ||
 	    (a.pb_path ? playbook_load(a.pb_path, stage_modules, stage_nmodules, &pb, &err) :
 	     load_default_playbook(&pb, &err)) ||

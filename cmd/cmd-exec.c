@@ -264,7 +264,7 @@ static void usage(FILE *f)
 		REAP_GRACE_MS / 1000);
 }
 
-int cmd_exec(int argc, char **argv)
+int cmd_exec(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct cmd_getopt g;
 	const char *inv_path = NULL, *limit = NULL, *format = "text";
@@ -283,6 +283,7 @@ int cmd_exec(int argc, char **argv)
 	int c, status = EXIT_OK;
 	bool interrupted = false;
 
+	(void)ctx;
 	cmd_getopt_init(&g, cmd_exec_options, true);
 	optind = 1;
 	while ((c = cmd_getopt(&g, argc, argv)) != -1) {
@@ -309,7 +310,7 @@ int cmd_exec(int argc, char **argv)
 		strbuf_addstr(&command, argv[i]);
 	}
 
-	if (inventory_load(inv_path, &inv, &err) ||
+	if (cmd_inventory_load(inv_path, &inv, &err) ||
 	    inventory_select(inv, limit, &idx, &n, &err)) {
 		status = cmd_fail_inv(inv, &err);
 		goto out;

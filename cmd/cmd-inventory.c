@@ -45,7 +45,7 @@ struct inv_opts {
 	bool json;
 };
 
-static int parse_args(int argc, char **argv, struct inv_opts *o)
+static int parse_args(const struct cmd_ctx *ctx, int argc, char **argv, struct inv_opts *o)
 {
 	struct cmd_getopt g;
 	int c;
@@ -80,7 +80,7 @@ static int parse_args(int argc, char **argv, struct inv_opts *o)
 			usage(stdout);
 			return -1;
 		default:
-			return cmd_usage("inventory");
+			return cmd_usage(ctx);
 		}
 	}
 	if (optind < argc || !o->path ||
@@ -227,16 +227,16 @@ static int show(const struct inventory *inv, const struct inv_opts *o)
 	return EXIT_OK;
 }
 
-int cmd_inventory(int argc, char **argv)
+int cmd_inventory(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct inv_opts o = { 0 };
 	struct inventory *inv = NULL;
 	struct err e = ERR_INIT;
-	int rc = parse_args(argc, argv, &o);
+	int rc = parse_args(ctx, argc, argv, &o);
 
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
-	if (inventory_load(o.path, &inv, &e)) {
+	if (cmd_inventory_load(o.path, &inv, &e)) {
 		rc = cmd_fail(&e);
 		err_clear(&e);
 		return rc;

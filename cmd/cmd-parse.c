@@ -66,7 +66,7 @@ static int usage(FILE *out, int status)
 	return status;
 }
 
-int cmd_parse(int argc, char **argv)
+int cmd_parse(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct cmd_getopt g;
 	struct strbuf in = STRBUF_INIT;
@@ -75,6 +75,7 @@ int cmd_parse(int argc, char **argv)
 	json_t *out = NULL;
 	int c, status;
 
+	(void)ctx;
 	cmd_getopt_init(&g, cmd_parse_options, false);
 	optind = 1;
 	while ((c = cmd_getopt(&g, argc, argv)) != -1) {

@@ -362,7 +362,7 @@ static void judge_host(struct host_facts *hf, void *arg)
 static void live_pause(void *runner, bool paused) { runner_pause(runner, paused); }
 static void live_stop(void *runner) { runner_cancel(runner); }
 
-int cmd_precheck(int argc, char **argv)
+int cmd_precheck(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct cmd_getopt g;
 	const char *inv_path = NULL, *limit = NULL, *format = "text", *out_path = NULL;
@@ -386,6 +386,7 @@ int cmd_precheck(int argc, char **argv)
 	bool interrupted = false, want_tui = false, deep = false, timeout_set = false;
 	struct live live = { 0 };
 
+	(void)ctx;
 	cmd_getopt_init(&g, cmd_precheck_options, false);
 	optind = 1;
 	while ((c = cmd_getopt(&g, argc, argv)) != -1) {
@@ -427,7 +428,7 @@ int cmd_precheck(int argc, char **argv)
 	if (deep && !timeout_set)
 		ro.command_timeout_s = 180;
 	ro.cancel_stops_commands = true;
-	if (inventory_load(inv_path, &inv, &err) ||
+	if (cmd_inventory_load(inv_path, &inv, &err) ||
 	    inventory_select(inv, limit, &idx, &n, &err) ||
 	    runner_new(inv, &ro, &runner, &err)) {
 		status = cmd_fail_inv(inv, &err);

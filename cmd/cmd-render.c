@@ -44,7 +44,7 @@ static void usage(FILE *f)
 		"                         apply never installs an operator\n");
 }
 
-int cmd_render(int argc, char **argv)
+int cmd_render(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct cmd_getopt g;
 	const char *inv_path = NULL, *dir = NULL, *state = NULL;
@@ -56,6 +56,7 @@ int cmd_render(int argc, char **argv)
 	int c, status = EXIT_OK;
 	unsigned flags = 0;
 
+	(void)ctx;
 	cmd_getopt_init(&g, cmd_render_options, false);
 	optind = 1;
 	while ((c = cmd_getopt(&g, argc, argv)) != -1) {
@@ -72,7 +73,7 @@ int cmd_render(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (inventory_load(inv_path, &inv, &err)) {
+	if (cmd_inventory_load(inv_path, &inv, &err)) {
 		status = cmd_fail(&err);
 		goto out;
 	}

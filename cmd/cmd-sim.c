@@ -82,7 +82,7 @@ static int parse_uint(const char *s, unsigned max, unsigned *ret)
 	return 0;
 }
 
-static int sim_up_cmd(const char *dir, int argc, char **argv)
+static int sim_up_cmd(const struct cmd_ctx *ctx, const char *dir, int argc, char **argv)
 {
 	struct cmd_getopt g;
 	const struct sim_profile *prof = sim_profile_find(SIM_DEFAULT_PROFILE);
@@ -142,11 +142,11 @@ static int sim_up_cmd(const char *dir, int argc, char **argv)
 			print_help();
 			return EXIT_OK;
 		default:
-			return cmd_usage("sim");
+			return cmd_usage(ctx);
 		}
 	}
 	if (optind != argc)
-		return cmd_usage("sim");
+		return cmd_usage(ctx);
 	s = sim_new(dir, prof, (enum sim_state)st, n, port, &err);
 	if (s && with_switch)
 		sim_add_switch(s);
@@ -227,14 +227,14 @@ static int sim_status_cmd(const char *dir)
 	return running ? EXIT_OK : EXIT_FAILED;
 }
 
-static int sim_fault_cmd(const char *dir, int argc, char **argv)
+static int sim_fault_cmd(const struct cmd_ctx *ctx, const char *dir, int argc, char **argv)
 {
 	struct err err = ERR_INIT;
 	struct sim *s;
 	int rc = EXIT_OK;
 
 	if (argc < 3 || argc > 4)
-		return cmd_usage("sim");
+		return cmd_usage(ctx);
 	if (sim_load(dir, &s, &err) ||
 	    sim_fault(s, argv[1], argv[2], argc == 4 ? argv[3] : NULL, &err))
 		rc = cmd_fail(&err);
@@ -246,14 +246,14 @@ static int sim_fault_cmd(const char *dir, int argc, char **argv)
 	return rc;
 }
 
-int cmd_sim(int argc, char **argv)
+int cmd_sim(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct err err = ERR_INIT;
 	char *dir;
 	int rc;
 
 	if (argc < 2) {
-		cmd_usage("sim");
+		cmd_usage(ctx);
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -267,15 +267,15 @@ int cmd_sim(int argc, char **argv)
 		return rc;
 	}
 	if (!strcmp(argv[1], "up"))
-		rc = sim_up_cmd(dir, argc - 1, argv + 1);
+		rc = sim_up_cmd(ctx, dir, argc - 1, argv + 1);
 	else if (!strcmp(argv[1], "down") && argc == 2)
 		rc = sim_down_cmd(dir);
 	else if (!strcmp(argv[1], "status") && argc == 2)
 		rc = sim_status_cmd(dir);
 	else if (!strcmp(argv[1], "fault"))
-		rc = sim_fault_cmd(dir, argc - 1, argv + 1);
+		rc = sim_fault_cmd(ctx, dir, argc - 1, argv + 1);
 	else
-		rc = cmd_usage("sim");
+		rc = cmd_usage(ctx);
 	free(dir);
 	return rc;
 }

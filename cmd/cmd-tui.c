@@ -121,7 +121,7 @@ out:
 	return status;
 }
 
-int cmd_tui(int argc, char **argv)
+int cmd_tui(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const char *dir = NULL;
 	double speed = 1;
@@ -161,7 +161,11 @@ int cmd_tui(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		dargv[i] = argv[i];
 	dargv[argc] = "--tui";
-	rc = cmd_deploy(argc + 1, dargv);
+	{
+		struct cmd_ctx dctx = { cmd_ctx_find(ctx, "deploy"), ctx->commands, ctx->ncommands };
+
+		rc = cmd_deploy(&dctx, argc + 1, dargv);
+	}
 	free(dargv);
 	return rc;
 }

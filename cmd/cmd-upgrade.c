@@ -259,8 +259,10 @@ out:
 }
 
 /* Runs the upgrade's playbook through deploy (its journal, report and --resume). */
-static int run_deploy(const struct upgrade_args *a, const char *pb, const char *state)
+static int run_deploy(const struct cmd_ctx *ctx, const struct upgrade_args *a, const char *pb,
+		      const char *state)
 {
+	struct cmd_ctx dctx = { cmd_ctx_find(ctx, "deploy"), ctx->commands, ctx->ncommands };
 	const char *argv[16];
 	int n = 0;
 
@@ -285,7 +287,7 @@ static int run_deploy(const struct upgrade_args *a, const char *pb, const char *
 		argv[n++] = "--accept-new-host-keys";
 	argv[n] = NULL;
 	fflush(stdout);
-	return cmd_deploy(n, (char **)argv);
+	return cmd_deploy(&dctx, n, (char **)argv);
 }
 
 /*
@@ -348,7 +350,7 @@ static int check_runfile(const struct inventory *inv, const struct upgrade_args 
 	return rc;
 }
 
-int cmd_upgrade(int argc, char **argv)
+int cmd_upgrade(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct upgrade_args a = { 0 };
 	struct inventory *inv = NULL;
@@ -374,7 +376,7 @@ int cmd_upgrade(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	if ((a.to && upgrade_to_parse(a.to, &to, &err)) || inventory_load(a.inv_path, &inv, &err)) {
+	if ((a.to && upgrade_to_parse(a.to, &to, &err)) || cmd_inventory_load(a.inv_path, &inv, &err)) {
 		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}
@@ -404,7 +406,7 @@ int cmd_upgrade(int argc, char **argv)
 			goto out;
 		}
 		printf("resuming the upgrade planned in %s\n", pb);
-		status = run_deploy(&a, pb, state);
+		status = run_deploy(ctx, &a, pb, state);
 		if (status == EXIT_OK)
 			upgrade_unmark(state);
 		if (status != EXIT_USAGE)
@@ -446,7 +448,7 @@ int cmd_upgrade(int argc, char **argv)
 		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}
-	status = run_deploy(&a, pb, state);
+	status = run_deploy(ctx, &a, pb, state);
 	if (status == EXIT_OK)
 		upgrade_unmark(state);
 	if (status != EXIT_USAGE)

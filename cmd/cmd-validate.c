@@ -147,7 +147,7 @@ static void redact_findings(const struct redactor *red, json_t *report)
 	}
 }
 
-int cmd_validate(int argc, char **argv)
+int cmd_validate(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct cmd_getopt g;
 	const char *inv_path = NULL, *limit = NULL, *format = "text", *out_path = NULL;
@@ -159,6 +159,7 @@ int cmd_validate(int argc, char **argv)
 				     [VSTAGE_RESNET] = true, [VSTAGE_STORAGE] = true };
 	struct runner_opts ro = { .command_timeout_s = 600 };
 	struct validate_opts vo = { .pairs = -1 };
+	struct validate_cfg cfg;
 	struct inventory *inv = NULL;
 	struct runner *runner = NULL;
 	struct redactor *red = NULL;
@@ -172,6 +173,8 @@ int cmd_validate(int argc, char **argv)
 	struct kube_client *kc = NULL;
 	bool stages_given = false;
 
+	(void)ctx;
+	validate_cfg_defaults(&cfg);
 	cmd_getopt_init(&g, cmd_validate_options, false);
 	optind = 1;
 	while ((c = cmd_getopt(&g, argc, argv)) != -1) {
@@ -233,6 +236,7 @@ int cmd_validate(int argc, char **argv)
 	}
 	ro.cancel_stops_commands = true;
 	if (inventory_load(inv_path, &inv, &err) ||
+	    validate_config_load(inv, &cfg, &err) ||
 	    inventory_select(inv, limit ? limit : "gpu_worker", &idx, &n, &err) ||
 	    (!strcmp(via, "ssh") && runner_new(inv, &ro, &runner, &err))) {
 		status = cmd_fail_inv(inv, &err);
@@ -242,7 +246,7 @@ int cmd_validate(int argc, char **argv)
 		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}
-	vo.cfg = &inv->validate;
+	vo.cfg = &cfg;
 	vo.hosts = idx;
 	vo.nhosts = n;
 	report = json_pack("{s:s, s:[]}", "cluster", inv->cluster_name, "stages");
@@ -270,7 +274,7 @@ judged:
 	/* An interrupted run is no baseline and compares only partly. */
 	if (baseline && !json_is_true(json_object_get(report, "interrupted"))) {
 		state_dir = state_opt ? xstrdup(state_opt) : state_dir_default(inv->cluster_name);
-		if (validate_baseline(report, state_dir, inv->validate.baseline_drop_pct, &err)) {
+		if (validate_baseline(report, state_dir, cfg.baseline_drop_pct, &err)) {
 			status = cmd_fail_inv(inv, &err);
 			goto out;
 		}
@@ -307,6 +311,7 @@ out:
 	runner_free(runner);
 	kube_client_free(kc);
 	inventory_free(inv);
+	validate_cfg_release(&cfg);
 	free(idx);
 	strbuf_release(&out);
 	err_clear(&err);

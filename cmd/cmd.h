@@ -71,13 +71,29 @@ int cmd_getopt(struct cmd_getopt *g, int argc, char **argv);
 void cmd_print_options(FILE *f, const struct cmd_option *opts);
 const struct cmd_option *cmd_option_find(const struct cmd_option *opts, const char *name);
 
+struct cmd_ctx;
+
 struct cmd_entry {
 	const char *name;
 	const char *usage;   /* one line of synopsis after "bringup NAME" */
 	const char *summary; /* one line for `bringup --help` */
-	int (*fn)(int argc, char **argv); /* argv[0] is the command name */
+	/* argv[0] is the command name */
+	int (*fn)(const struct cmd_ctx *ctx, int argc, char **argv);
 	const struct cmd_option *options; /* NULL-terminated; every option fn parses */
 };
+
+/*
+ * What main.c hands every command: its own entry and the whole table. A
+ * command that lists commands (completion) or prints its own synopsis reads
+ * them here, so no command depends on commands.c, which depends on them all.
+ */
+struct cmd_ctx {
+	const struct cmd_entry *self;
+	const struct cmd_entry *commands;  /* sorted by name */
+	unsigned ncommands;
+};
+/* The entry called name in ctx's table; NULL when there is none. */
+const struct cmd_entry *cmd_ctx_find(const struct cmd_ctx *ctx, const char *name);
 
 /* Exit statuses with their meaning, for --help and bringup(1); NULL-terminated. */
 struct cmd_exit_doc {
@@ -89,6 +105,7 @@ extern const struct cmd_exit_doc cmd_exit_docs[];
 extern const struct cmd_entry commands[];
 extern const unsigned ncommands;
 
+/* commands.c's own lookup (main.c, bringup(1)'s generator, tests). */
 const struct cmd_entry *cmd_lookup(const char *name);
 
 /* Prints "bringup: <msg>" to stderr and maps the error to an exit status. */
@@ -96,14 +113,21 @@ int cmd_fail(const struct err *e);
 /* cmd_fail with the inventory's secrets (redact.h) taken out of the message; inv may be NULL. */
 struct inventory;
 int cmd_fail_inv(const struct inventory *inv, struct err *e);
+/*
+ * inventory_load, then the inventory's sections that engine subsystems read
+ * themselves (`validate:`), so that a bad one is refused at FILE:LINE:COL by
+ * every command. On error *ret may still be set (for cmd_fail_inv's
+ * redaction); the caller frees it either way.
+ */
+int cmd_inventory_load(const char *path, struct inventory **ret, struct err *e);
 /* Maps an error code to an exit status without printing. */
 int cmd_exit_for(int code);
 /* An option's non-negative number; prints "bringup CMD: OPT must be a number". */
 int cmd_parse_uint(const char *cmd, const char *opt, const char *s, unsigned *ret);
 /* Writes a report to path, or to stdout when path is NULL; perror on failure. */
 int cmd_write_out(const char *path, const char *buf, size_t len);
-/* Prints usage for one command to stderr and returns EXIT_USAGE. */
-int cmd_usage(const char *name);
+/* Prints the running command's usage to stderr and returns EXIT_USAGE. */
+int cmd_usage(const struct cmd_ctx *ctx);
 
 /*
  * The ^C contract of every command that works on hosts, in one place. The
@@ -122,21 +146,21 @@ void cmd_interrupt_on_exit(void (*fn)(void));
 /* The usual cancel for cmd_interrupt_begin: runner_cancel(runner). */
 void cmd_cancel_runner(void *runner);
 
-int cmd_apply(int argc, char **argv);
-int cmd_bundle(int argc, char **argv);
-int cmd_copy(int argc, char **argv);
-int cmd_deploy(int argc, char **argv);
-int cmd_upgrade(int argc, char **argv);
-int cmd_exec(int argc, char **argv);
-int cmd_inventory(int argc, char **argv);
-int cmd_parse(int argc, char **argv);
-int cmd_precheck(int argc, char **argv);
-int cmd_render(int argc, char **argv);
-int cmd_sim(int argc, char **argv);
-int cmd_tui(int argc, char **argv);
-int cmd_validate(int argc, char **argv);
-int cmd_version(int argc, char **argv);
-int cmd_complete(int argc, char **argv);
+int cmd_apply(const struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_bundle(const struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_copy(const struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_deploy(const struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_upgrade(const struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_exec(const struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_inventory(const struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_parse(const struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_precheck(const struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_render(const struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_sim(const struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_tui(const struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_validate(const struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_version(const struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_complete(const struct cmd_ctx *ctx, int argc, char **argv);
 
 extern const struct cmd_option cmd_apply_options[];
 extern const struct cmd_option cmd_bundle_options[];

@@ -58,8 +58,11 @@ int main(int argc, char **argv)
 		print_help(stdout);
 		return EXIT_OK;
 	}
-	if (!strcmp(argv[1], "--version"))
-		return cmd_version(0, NULL);
+	if (!strcmp(argv[1], "--version")) {
+		struct cmd_ctx vctx = { cmd_lookup("version"), commands, ncommands };
+
+		return cmd_version(&vctx, 0, NULL);
+	}
 	if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {
 			print_help(stdout);
@@ -71,7 +74,9 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		char *hargv[] = { argv[2], "--help", NULL };
-		return c->fn(2, hargv);
+		struct cmd_ctx hctx = { c, commands, ncommands };
+
+		return c->fn(&hctx, 2, hargv);
 	}
 	c = cmd_lookup(argv[1]);
 	if (!c) {
@@ -79,5 +84,7 @@ int main(int argc, char **argv)
 			argv[1]);
 		return EXIT_USAGE;
 	}
-	return c->fn(argc - 1, argv + 1);
+	struct cmd_ctx ctx = { c, commands, ncommands };
+
+	return c->fn(&ctx, argc - 1, argv + 1);
 }

@@ -86,7 +86,8 @@ static int check(struct mod_ctx *mc)
 {
 	const struct inventory *inv = mod_inventory(mc);
 	struct runner_opts ro = { .cancel_stops_commands = true };
-	struct validate_opts vo = { .cfg = inv ? &inv->validate : NULL, .pairs = -1 };
+	struct validate_cfg cfg;
+	struct validate_opts vo = { .cfg = &cfg, .pairs = -1 };
 	struct strbuf failed = STRBUF_INIT;
 	struct runner *r = NULL;
 	struct err err = ERR_INIT;
@@ -103,7 +104,9 @@ static int check(struct mod_ctx *mc)
 		return mod_skip(mc, "benchmarks run in a real deploy, not in a dry run");
 	if (*pairs)
 		vo.pairs = strcmp(pairs, "ring") ? PAIRS_ALL : PAIRS_RING;
-	if ((rc = inventory_select(inv, mod_param_str(mc, "hosts"), &idx, &n, &err)) ||
+	validate_cfg_defaults(&cfg);
+	if ((rc = validate_config_load(inv, &cfg, &err)) ||
+	    (rc = inventory_select(inv, mod_param_str(mc, "hosts"), &idx, &n, &err)) ||
 	    (rc = runner_new(inv, &ro, &r, &err)))
 		goto out;
 	vo.hosts = idx;
@@ -127,6 +130,7 @@ out:
 	json_decref(report);
 	runner_free(r);
 	free(idx);
+	validate_cfg_release(&cfg);
 	strbuf_release(&failed);
 	err_clear(&err);
 	return rc;

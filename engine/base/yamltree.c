@@ -273,6 +273,64 @@ void ytree_release(struct ytree *t)
 	t->loaded = false;
 }
 
+/* Adds a copy of n (of src) to dst's document; returns its id, 0 on failure. */
+static int copy_node(yaml_document_t *dst, struct ytree *src, yaml_node_t *n)
+{
+	yaml_char_t *tag = n->tag;
+	int id = 0;
+
+	switch (n->type) {
+	case YAML_SCALAR_NODE:
+		id = yaml_document_add_scalar(dst, tag, n->data.scalar.value,
+					      (int)n->data.scalar.length, n->data.scalar.style);
+		break;
+	case YAML_SEQUENCE_NODE:
+		id = yaml_document_add_sequence(dst, tag, n->data.sequence.style);
+		for (yaml_node_item_t *it = n->data.sequence.items.start;
+		     id && it < n->data.sequence.items.top; it++) {
+			int item = copy_node(dst, src, yaml_document_get_node(&src->doc, *it));
+
+			if (!item || !yaml_document_append_sequence_item(dst, id, item))
+				id = 0;
+		}
+		break;
+	case YAML_MAPPING_NODE:
+		id = yaml_document_add_mapping(dst, tag, n->data.mapping.style);
+		for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+		     id && p < n->data.mapping.pairs.top; p++) {
+			int k = copy_node(dst, src, yaml_document_get_node(&src->doc, p->key));
+			int v = k ? copy_node(dst, src, yaml_document_get_node(&src->doc, p->value)) : 0;
+
+			if (!v || !yaml_document_append_mapping_pair(dst, id, k, v))
+				id = 0;
+		}
+		break;
+	default:
+		break;
+	}
+	if (id) {
+		/* The node array may have moved while children were added. */
+		yaml_node_t *copy = yaml_document_get_node(dst, id);
+
+		copy->start_mark = n->start_mark;
+		copy->end_mark = n->end_mark;
+	}
+	return id;
+}
+
+int ytree_copy(struct ytree *dst, struct ytree *src, yaml_node_t *n)
+{
+	*dst = (struct ytree){ .file = src->file };
+	if (yaml_document_initialize(&dst->doc, NULL, NULL, NULL, 1, 1)) {
+		dst->loaded = true;
+		if (copy_node(&dst->doc, src, n))
+			return 0;
+		ytree_release(dst);
+	}
+	return err_set(src->err, ERR_INTERNAL, "%s: out of memory keeping a section",
+		       src->file);
+}
+
 yaml_node_t *ytree_root(struct ytree *t)
 {
 	return t->loaded ? yaml_document_get_root_node(&t->doc) : NULL;

@@ -37,6 +37,17 @@ int ytree_load(struct ytree *t, const char *file, const char *buf, size_t len,
 	       struct err *err);
 void ytree_release(struct ytree *t);
 
+/*
+ * Copies the subtree at n of src into *dst (not loaded yet) as a document
+ * whose root it is. Every node keeps its marks and scalar style, so that a
+ * reader of dst reports the same FILE:LINE:COL and types scalars the same
+ * way as a reader of src; dst->file is src's. This lets a loader keep a
+ * section that another subsystem reads later (the inventory's `validate:`).
+ * Returns 0, or ERR_INTERNAL in src->err when libyaml could not allocate;
+ * release dst with ytree_release.
+ */
+int ytree_copy(struct ytree *dst, struct ytree *src, yaml_node_t *n);
+
 /* The document's root node; NULL when the document is empty. */
 yaml_node_t *ytree_root(struct ytree *t);
 

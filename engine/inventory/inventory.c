@@ -1027,7 +1027,7 @@ static int load_tree(struct loader *ld)
 	    check_duplicate_hosts(ld) ||
 	    read_groups(ld, v[T_GROUPS]) ||
 	    resolve_hosts(ld) ||
-	    validate_config_read(&ld->t, v[T_VALIDATE], &ld->inv->validate) ||
+	    (v[T_VALIDATE] && ytree_copy(&ld->inv->validate_section, &ld->t, v[T_VALIDATE])) ||
 	    read_fabric(ld, v[T_FABRIC]))
 		return ERR_INVENTORY;
 	return 0;
@@ -1041,7 +1041,6 @@ int inventory_load_buf(const char *name, const char *buf, size_t len,
 
 	*ret = NULL;
 	ld.inv = xcalloc(1, sizeof(*ld.inv));
-	validate_cfg_defaults(&ld.inv->validate);
 	ld.inv->path = xstrdup(name);
 	r = ytree_load(&ld.t, ld.inv->path, buf, len, err);
 	if (!r)
@@ -1111,7 +1110,7 @@ void inventory_free(struct inventory *inv)
 	free(inv->cluster_name);
 	free(inv->known_hosts);
 	json_decref(inv->vars);
-	validate_cfg_release(&inv->validate);
+	ytree_release(&inv->validate_section);
 	free(inv->fabric.isl_width);
 	free(inv->fabric.isl_speed);
 	free(inv);

@@ -15,7 +15,7 @@
 
 #include "../base/err.h"
 #include "../base/strlist.h"
-#include "../validate/validate.h"
+#include "../base/yamltree.h"
 
 struct src_loc {
 	const char *file; /* points at inventory->path */
@@ -113,7 +113,10 @@ struct inventory {
 	size_t nhosts;
 	struct group groups[ROLE__COUNT]; /* indexed by role; empty if absent */
 	size_t *by_name;         /* indexes into hosts, sorted by name (lookups) */
-	struct validate_cfg validate; /* the `validate:` section, defaults filled in */
+	/* The `validate:` section as written (not loaded when absent), for
+	 * engine/validate to read (validate_config_load): the inventory does
+	 * not know what validation wants, only where its section is. */
+	struct ytree validate_section;
 	struct fabric_expect fabric;  /* the `fabric:` section; .present false when absent */
 };
 

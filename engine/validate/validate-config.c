@@ -1,12 +1,17 @@
 /*
  * The inventory's `validate:` section: defaults, and the reader that turns
- * it into struct validate_cfg at the inventory boundary, so that a bad key
- * or value points at its FILE:LINE:COL before any host is touched.
+ * it into struct validate_cfg. The inventory keeps the section as written
+ * (inv->validate_section) and validation reads it here, so that the
+ * inventory knows nothing of validation; cmd/ reads it right after loading
+ * the inventory, so that a bad key or value points at its FILE:LINE:COL
+ * before any host is touched, whatever the command.
  */
 #include "validate.h"
 #include "../base/xalloc.h"
 #include "../base/yamltree.h"
+#include "../inventory/inventory.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -371,9 +376,74 @@ int validate_stage_from_name(const char *s)
 	return -1;
 }
 
-const char *vstatus_name(enum vstatus s)
+int validate_mpi_variants_parse(const char *s, struct mpi_variant *v, char (*why)[128])
 {
-	static const char *const names[] = { "pass", "warn", "fail", "unreachable" };
+	int n = 0;
 
-	return s <= VS_UNREACHABLE ? names[s] : "?";
+	while (s && *s) {
+		size_t len = strcspn(s, ",");
+		char item[32], *x, *end;
+		unsigned long a, b;
+
+		if (!len || len >= sizeof(item)) {
+			snprintf(*why, sizeof(*why), "an empty or overlong item");
+			return -1;
+		}
+		if (n == VALIDATE_MAX_VARIANTS) {
+			snprintf(*why, sizeof(*why), "more than %d variants", VALIDATE_MAX_VARIANTS);
+			return -1;
+		}
+		memcpy(item, s, len);
+		item[len] = '\0';
+		x = strchr(item, 'x');
+		if (!x || x == item || !x[1]) {
+			snprintf(*why, sizeof(*why), "'%s' is not NODESxGPUS", item);
+			return -1;
+		}
+		*x = '\0';
+		if (!strcmp(item, "N")) {
+			a = 0;
+		} else {
+			a = strtoul(item, &end, 10);
+			if (*end || item[0] < '1' || item[0] > '9' || a < 2 || a > 100000) {
+				snprintf(*why, sizeof(*why), "nodes '%s': a number from 2, or N", item);
+				return -1;
+			}
+		}
+		if (!strcmp(x + 1, "G")) {
+			b = 0;
+		} else {
+			b = strtoul(x + 1, &end, 10);
+			if (*end || x[1] < '1' || x[1] > '9' || b > 64) {
+				snprintf(*why, sizeof(*why), "GPUs '%s': a number from 1 to 64, or G", x + 1);
+				return -1;
+			}
+		}
+		v[n].nodes = (unsigned)a;
+		v[n].gpus = (unsigned)b;
+		n++;
+		s += len;
+		s += *s == ',';
+	}
+	if (!n)
+		snprintf(*why, sizeof(*why), "no variant");
+	return n ? n : -1;
+}
+
+int validate_config_load(const struct inventory *inv, struct validate_cfg *c, struct err *err)
+{
+	/* A copy of the section's handle, so that errors go to err without
+	 * writing into the inventory, which threads share. */
+	struct ytree t;
+
+	if (!inv->validate_section.loaded)
+		return 0;
+	t = inv->validate_section;
+	t.err = err;
+	if (validate_config_read(&t, ytree_root(&t), c)) {
+		validate_cfg_release(c);
+		validate_cfg_defaults(c);
+		return ERR_INVENTORY;
+	}
+	return 0;
 }

@@ -31,59 +31,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-int validate_mpi_variants_parse(const char *s, struct mpi_variant *v, char (*why)[128])
+/* all_reduce_perf's arguments, the same for the per-node runs (validate-nccl.c)
+ * and mpirun's ranks. */
+void validate_nccl_args(struct strbuf *sb, const struct validate_nccl_cfg *c, unsigned gpus)
 {
-	int n = 0;
-
-	while (s && *s) {
-		size_t len = strcspn(s, ",");
-		char item[32], *x, *end;
-		unsigned long a, b;
-
-		if (!len || len >= sizeof(item)) {
-			snprintf(*why, sizeof(*why), "an empty or overlong item");
-			return -1;
-		}
-		if (n == VALIDATE_MAX_VARIANTS) {
-			snprintf(*why, sizeof(*why), "more than %d variants", VALIDATE_MAX_VARIANTS);
-			return -1;
-		}
-		memcpy(item, s, len);
-		item[len] = '\0';
-		x = strchr(item, 'x');
-		if (!x || x == item || !x[1]) {
-			snprintf(*why, sizeof(*why), "'%s' is not NODESxGPUS", item);
-			return -1;
-		}
-		*x = '\0';
-		if (!strcmp(item, "N")) {
-			a = 0;
-		} else {
-			a = strtoul(item, &end, 10);
-			if (*end || item[0] < '1' || item[0] > '9' || a < 2 || a > 100000) {
-				snprintf(*why, sizeof(*why), "nodes '%s': a number from 2, or N", item);
-				return -1;
-			}
-		}
-		if (!strcmp(x + 1, "G")) {
-			b = 0;
-		} else {
-			b = strtoul(x + 1, &end, 10);
-			if (*end || x[1] < '1' || x[1] > '9' || b > 64) {
-				snprintf(*why, sizeof(*why), "GPUs '%s': a number from 1 to 64, or G", x + 1);
-				return -1;
-			}
-		}
-		v[n].nodes = (unsigned)a;
-		v[n].gpus = (unsigned)b;
-		n++;
-		s += len;
-		s += *s == ',';
-	}
-	if (!n)
-		snprintf(*why, sizeof(*why), "no variant");
-	return n ? n : -1;
+	strbuf_addstr(sb, c->command);
+	strbuf_addstr(sb, " -b ");
+	strbuf_addshquoted(sb, c->min_bytes);
+	strbuf_addstr(sb, " -e ");
+	strbuf_addshquoted(sb, c->max_bytes);
+	strbuf_addf(sb, " -f 2 -g %u", gpus);
 }
+
 
 void validate_mpi_variant_name(const struct mpi_variant *v, char (*out)[32])
 {

@@ -163,16 +163,6 @@ static void read_run(struct nccl_meas *m, const char *out, size_t len, char **re
 	json_decref(j);
 }
 
-void validate_nccl_args(struct strbuf *sb, const struct validate_nccl_cfg *c, unsigned gpus)
-{
-	strbuf_addstr(sb, c->command);
-	strbuf_addstr(sb, " -b ");
-	strbuf_addshquoted(sb, c->min_bytes);
-	strbuf_addstr(sb, " -e ");
-	strbuf_addshquoted(sb, c->max_bytes);
-	strbuf_addf(sb, " -f 2 -g %u", gpus);
-}
-
 static void run_command(const struct nccl_job *j, enum nrun run, struct strbuf *sb)
 {
 	const struct validate_nccl_cfg *c = &j->cfg->nccl;

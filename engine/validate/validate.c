@@ -251,3 +251,9 @@ double validate_outliers_low(const double *v, size_t n, double min_drop_pct, boo
 	return med;
 }
 
+const char *vstatus_name(enum vstatus s)
+{
+	static const char *const names[] = { "pass", "warn", "fail", "unreachable" };
+
+	return s <= VS_UNREACHABLE ? names[s] : "?";
+}

@@ -3,9 +3,9 @@
  * judged against thresholds, so that the report names the node, port or
  * GPU that holds the cluster back.
  *
- * The settings come from the inventory's `validate:` section (read at the
- * inventory boundary by validate_config_read, defaults below and in
- * inventory/README.md). Each stage (validate-rdma.c, validate-nccl.c) runs
+ * The settings come from the inventory's `validate:` section, which the
+ * inventory keeps as written and validate_config_load reads (defaults below
+ * and in inventory/README.md). Each stage (validate-rdma.c, validate-nccl.c) runs
  * its measurements through the runner and adds one stage object to a JSON
  * report: its status, every try of every measurement, and its findings,
  * each naming a host and, where it applies, a port or GPU. Stages never
@@ -132,6 +132,13 @@ void validate_cfg_release(struct validate_cfg *c);
  * already holding the defaults. Errors name FILE:LINE:COL (ERR_INVENTORY).
  */
 int validate_config_read(struct ytree *t, yaml_node_t *n, struct validate_cfg *c);
+/*
+ * The inventory's `validate:` section (inv->validate_section) read into c,
+ * which already holds the defaults (validate_cfg_defaults). Release c with
+ * validate_cfg_release, also after an error (ERR_INVENTORY at
+ * FILE:LINE:COL; c then holds the defaults again).
+ */
+int validate_config_load(const struct inventory *inv, struct validate_cfg *c, struct err *err);
 
 enum validate_stage { VSTAGE_RDMA, VSTAGE_NCCL, VSTAGE_RESNET, VSTAGE_STORAGE, VSTAGE_DCGM, VSTAGE__COUNT };
 const char *validate_stage_name(enum validate_stage s);

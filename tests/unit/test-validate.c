@@ -112,12 +112,31 @@ static const char base[] =
 	"cluster: { name: c }\n"
 	"hosts: { n1: { address: 127.0.0.1 } }\n";
 
+/* The `validate:` section as the commands read it (cmd_inventory_load):
+ * the inventory keeps it, validate_config_load reads it. */
+static struct validate_cfg cfg;
+
 static int load(const char *extra, struct inventory **inv, struct err *e)
 {
 	char buf[2048];
+	int rc;
 
+	validate_cfg_release(&cfg);
+	validate_cfg_defaults(&cfg);
 	snprintf(buf, sizeof(buf), "%s%s", base, extra);
-	return inventory_load_buf("inv.yaml", buf, strlen(buf), inv, e);
+	rc = inventory_load_buf("inv.yaml", buf, strlen(buf), inv, e);
+	if (!rc && (rc = validate_config_load(*inv, &cfg, e))) {
+		inventory_free(*inv);
+		*inv = NULL;
+	}
+	return rc;
+}
+
+static int release_cfg(void **state)
+{
+	(void)state;
+	validate_cfg_release(&cfg);
+	return 0;
 }
 
 static void test_config_defaults_and_values(void **state)
@@ -127,33 +146,33 @@ static void test_config_defaults_and_values(void **state)
 
 	(void)state;
 	assert_int_equal(load("", &inv, &e), 0);
-	assert_string_equal(inv->validate.rdma.command, "ib_write_bw");
-	assert_int_equal(inv->validate.rdma.pass_pct, 90);
-	assert_int_equal(inv->validate.rdma.pairs, PAIRS_ALL);
-	assert_true(inv->validate.rdma.numa);
-	assert_int_equal(inv->validate.tries, 3);
-	assert_string_equal(inv->validate.nccl.max_bytes, "256M");
-	assert_true(inv->validate.nccl.mpirun);
-	assert_string_equal(inv->validate.nccl.variants, "2x8,Nx1");
-	assert_string_equal(inv->validate.nccl.mpirun_command, "mpirun");
-	assert_int_equal(inv->validate.nccl.net_pct, 85);
+	assert_string_equal(cfg.rdma.command, "ib_write_bw");
+	assert_int_equal(cfg.rdma.pass_pct, 90);
+	assert_int_equal(cfg.rdma.pairs, PAIRS_ALL);
+	assert_true(cfg.rdma.numa);
+	assert_int_equal(cfg.tries, 3);
+	assert_string_equal(cfg.nccl.max_bytes, "256M");
+	assert_true(cfg.nccl.mpirun);
+	assert_string_equal(cfg.nccl.variants, "2x8,Nx1");
+	assert_string_equal(cfg.nccl.mpirun_command, "mpirun");
+	assert_int_equal(cfg.nccl.net_pct, 85);
 	inventory_free(inv);
 	assert_int_equal(load("validate:\n  nccl: { mpirun: false, variants: 16x1, net_pct: 80, "
 			      "mpirun_command: /opt/openmpi/bin/mpirun }\n", &inv, &e), 0);
-	assert_false(inv->validate.nccl.mpirun);
-	assert_string_equal(inv->validate.nccl.variants, "16x1");
-	assert_string_equal(inv->validate.nccl.mpirun_command, "/opt/openmpi/bin/mpirun");
-	assert_int_equal(inv->validate.nccl.net_pct, 80);
+	assert_false(cfg.nccl.mpirun);
+	assert_string_equal(cfg.nccl.variants, "16x1");
+	assert_string_equal(cfg.nccl.mpirun_command, "/opt/openmpi/bin/mpirun");
+	assert_int_equal(cfg.nccl.net_pct, 80);
 	inventory_free(inv);
 	assert_int_equal(load("validate:\n  tries: 2\n  rdma: { pairs: ring, duration: 2, use_cuda: true, numa: false }\n"
 			      "  nccl: { max_bytes: 64M, expect_gdr: false }\n", &inv, &e), 0);
-	assert_int_equal(inv->validate.tries, 2);
-	assert_int_equal(inv->validate.rdma.pairs, PAIRS_RING);
-	assert_int_equal(inv->validate.rdma.duration_s, 2);
-	assert_true(inv->validate.rdma.use_cuda);
-	assert_false(inv->validate.rdma.numa);
-	assert_string_equal(inv->validate.nccl.max_bytes, "64M");
-	assert_false(inv->validate.nccl.expect_gdr);
+	assert_int_equal(cfg.tries, 2);
+	assert_int_equal(cfg.rdma.pairs, PAIRS_RING);
+	assert_int_equal(cfg.rdma.duration_s, 2);
+	assert_true(cfg.rdma.use_cuda);
+	assert_false(cfg.rdma.numa);
+	assert_string_equal(cfg.nccl.max_bytes, "64M");
+	assert_false(cfg.nccl.expect_gdr);
 	inventory_free(inv);
 }
 
@@ -194,31 +213,31 @@ static void test_config_resnet(void **state)
 
 	(void)state;
 	assert_int_equal(load("", &inv, &e), 0);
-	assert_int_equal(inv->validate.resnet.benchmark, RESNET_DLE);
-	assert_string_equal(validate_resnet_command(&inv->validate.resnet), "multiproc.py");
-	assert_int_equal(validate_resnet_batch(&inv->validate.resnet), 256);
-	assert_true(inv->validate.resnet.amp && inv->validate.resnet.mpirun);
-	validate_resnet_args(&sb, &inv->validate.resnet, 4, 1, NULL);
+	assert_int_equal(cfg.resnet.benchmark, RESNET_DLE);
+	assert_string_equal(validate_resnet_command(&cfg.resnet), "multiproc.py");
+	assert_int_equal(validate_resnet_batch(&cfg.resnet), 256);
+	assert_true(cfg.resnet.amp && cfg.resnet.mpirun);
+	validate_resnet_args(&sb, &cfg.resnet, 4, 1, NULL);
 	assert_string_equal(sb.buf, "multiproc.py --nproc_per_node 4 ./main.py --arch resnet50 "
 			    "-b 256 --amp --static-loss-scale 256 --data-backend synthetic --epochs 1 "
 			    "--prof 100 --training-only --no-checkpoints --workspace \"${TMPDIR:-/tmp}\" "
 			    "/imagenet 2>&1");
 	strbuf_reset(&sb);
-	validate_resnet_args(&sb, &inv->validate.resnet, 8, 3, "dgx01");
+	validate_resnet_args(&sb, &cfg.resnet, 8, 3, "dgx01");
 	assert_non_null(strstr(sb.buf, "multiproc.py --nnodes 3 --node_rank \"$OMPI_COMM_WORLD_RANK\" "
 			       "--master_addr 'dgx01' --master_port 29500 --nproc_per_node 8 ./main.py"));
 	inventory_free(inv);
 	strbuf_reset(&sb);
 	assert_int_equal(load("validate:\n  resnet: { benchmark: tf_cnn, amp: false, mpirun: false }\n",
 			      &inv, &e), 0);
-	assert_int_equal(inv->validate.resnet.benchmark, RESNET_TF_CNN);
-	assert_false(inv->validate.resnet.mpirun);
-	assert_int_equal(validate_resnet_batch(&inv->validate.resnet), 64);
-	validate_resnet_args(&sb, &inv->validate.resnet, 8, 1, NULL);
+	assert_int_equal(cfg.resnet.benchmark, RESNET_TF_CNN);
+	assert_false(cfg.resnet.mpirun);
+	assert_int_equal(validate_resnet_batch(&cfg.resnet), 64);
+	validate_resnet_args(&sb, &cfg.resnet, 8, 1, NULL);
 	assert_string_equal(sb.buf, "tf_cnn_benchmarks --model=resnet50 --batch_size=64 --num_gpus=8 "
 			    "--num_batches=100 --variable_update=replicated");
 	strbuf_reset(&sb);
-	validate_resnet_args(&sb, &inv->validate.resnet, 8, 2, "dgx01");
+	validate_resnet_args(&sb, &cfg.resnet, 8, 2, "dgx01");
 	assert_string_equal(sb.buf, "tf_cnn_benchmarks --model=resnet50 --batch_size=64 --num_gpus=1 "
 			    "--num_batches=100 --variable_update=horovod");
 	inventory_free(inv);
@@ -238,15 +257,15 @@ static void test_config_dcgm(void **state)
 
 	(void)state;
 	assert_int_equal(load("", &inv, &e), 0);
-	assert_string_equal(inv->validate.dcgm.command, "dcgmi");
-	assert_int_equal(inv->validate.dcgm.level, 3);
-	assert_int_equal(inv->validate.dcgm.timeout_s, 1800);
+	assert_string_equal(cfg.dcgm.command, "dcgmi");
+	assert_int_equal(cfg.dcgm.level, 3);
+	assert_int_equal(cfg.dcgm.timeout_s, 1800);
 	inventory_free(inv);
 	assert_int_equal(load("validate:\n  dcgm: { command: /usr/bin/dcgmi, level: 1, timeout: 120 }\n",
 			      &inv, &e), 0);
-	assert_string_equal(inv->validate.dcgm.command, "/usr/bin/dcgmi");
-	assert_int_equal(inv->validate.dcgm.level, 1);
-	assert_int_equal(inv->validate.dcgm.timeout_s, 120);
+	assert_string_equal(cfg.dcgm.command, "/usr/bin/dcgmi");
+	assert_int_equal(cfg.dcgm.level, 1);
+	assert_int_equal(cfg.dcgm.timeout_s, 120);
 	inventory_free(inv);
 	assert_int_equal(load("validate:\n  dcgm: { level: 5 }\n", &inv, &e), ERR_INVENTORY);
 	assert_non_null(strstr(err_msg(&e), "inv.yaml:4:18"));
@@ -302,7 +321,7 @@ static void test_mpi_hostfile_and_command(void **state)
 	validate_mpi_hostfile(&hf, names, 2, 8);
 	assert_string_equal(hf.buf, "dgx01 slots=8\ndgx02 slots=8\n");
 	assert_int_equal(load("", &inv, &e), 0);
-	validate_mpi_command(&cmd, &inv->validate.nccl, hf.buf, 16, 2222);
+	validate_mpi_command(&cmd, &cfg.nccl, hf.buf, 16, 2222);
 	assert_non_null(strstr(cmd.buf, "printf %s 'dgx01 slots=8\ndgx02 slots=8\n' >\"$hf\""));
 	assert_non_null(strstr(cmd.buf, "mpirun --hostfile \"$hf\" -np 16 --mca plm_rsh_agent ssh "
 				   "--mca plm_rsh_args '-o BatchMode=yes -p 2222' -x NCCL_DEBUG=INFO $rootx "
@@ -311,12 +330,12 @@ static void test_mpi_hostfile_and_command(void **state)
 	assert_non_null(strstr(cmd.buf, "rm -f \"$hf\"; exit $rc"));
 	assert_null(strstr(cmd.buf, "NCCL_IB_DISABLE"));
 	strbuf_reset(&cmd);
-	inv->validate.nccl.expect_gdr = false;
-	validate_mpi_command(&cmd, &inv->validate.nccl, hf.buf, 16, 22);
+	cfg.nccl.expect_gdr = false;
+	validate_mpi_command(&cmd, &cfg.nccl, hf.buf, 16, 22);
 	assert_non_null(strstr(cmd.buf, "'-o BatchMode=yes' -x NCCL_DEBUG=INFO -x NCCL_NET_GDR_LEVEL=0"));
 	strbuf_reset(&cmd);
-	inv->validate.nccl.expect_ib = false;
-	validate_mpi_command(&cmd, &inv->validate.nccl, hf.buf, 16, 22);
+	cfg.nccl.expect_ib = false;
+	validate_mpi_command(&cmd, &cfg.nccl, hf.buf, 16, 22);
 	assert_non_null(strstr(cmd.buf, "-x NCCL_IB_DISABLE=1"));
 	inventory_free(inv);
 	strbuf_release(&hf);
@@ -550,5 +569,5 @@ int main(void)
 		cmocka_unit_test(test_report_html_legend_not_clipped),
 	};
 
-	return cmocka_run_group_tests_name("validate", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("validate", tests, NULL, release_cfg);
 }

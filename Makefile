@@ -2,6 +2,7 @@
 #
 #   make            build ./bringup
 #   make check      unit tests (cmocka) + integration tests (simulated cluster)
+#   make layers     the layer order of engine/LAYERS: no upward include or call, no circle
 #   make asan       the same tests under AddressSanitizer + UBSan (build-asan/)
 #   make bench      benchmarks (see tests/bench/)
 #   make fuzz       libFuzzer targets, FUZZ_SECONDS each (tests/fuzz/README.md)
@@ -52,7 +53,7 @@ Q := @
 say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-.PHONY: all check unit integration asan bench demo install clean deps
+.PHONY: all check unit integration asan bench demo install clean deps layers
 all: $(BIN) bringup
 
 bringup: $(BIN)
@@ -101,6 +102,13 @@ integration: $(BIN)
 
 check: $(BIN) $(UNIT_BINS)
 	@O=$(O) BRINGUP=$(CURDIR)/$(BIN) sh tests/run-all.sh $(UNIT_BINS)
+
+# The layer order written in engine/LAYERS, checked on the sources' includes
+# and on the built objects' symbols (tools/check-layers.py); its self-test
+# first, so that a checker that cannot fail does not pass.
+layers: $(BIN)
+	@sh tests/tools/check-layers-selftest.sh
+	@python3 tools/check-layers.py engine/LAYERS $(O)
 
 # Two integration tests at a time under ASan (each has its own cluster): the
 # sanitized pass is the longer one, and CI has 2 cores and 90 minutes.

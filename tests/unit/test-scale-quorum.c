@@ -161,7 +161,16 @@ static void test_tiebreaker_config(void **state)
 	static const char *const no[] = { "", "tiebreakerDisks no\n", "tiebreakerDisks \n",
 		"tiebreakerDisks (undefined)\n", "tiebreakerDisksX nsd1\n", "tiebreakerDisks DEFAULT" };
 
+	struct strbuf real = STRBUF_INIT;
+
 	(void)state;
+	/* the real capture (SOURCES.md), and the seed's [dgx] stanza without one */
+	fixture_read("mmlsconfig", "mmlsconfig_2_nodes_tiebreaker_disks.txt", &real);
+	assert_true(scale_quorum_tiebreaker(real.buf, real.len));
+	strbuf_reset(&real);
+	fixture_read("mmlsconfig", "mmlsconfig_nodeclass_stanza_dgx_verbs_rdma_seed_excerpt.txt", &real);
+	assert_false(scale_quorum_tiebreaker(real.buf, real.len));
+	strbuf_release(&real);
 	for (size_t i = 0; i < sizeof(yes) / sizeof(*yes); i++)
 		assert_true(scale_quorum_tiebreaker(yes[i], strlen(yes[i])));
 	for (size_t i = 0; i < sizeof(no) / sizeof(*no); i++)

@@ -346,6 +346,10 @@ static void test_playbook_loads(void **state)
 	assert_int_equal(pb->nstages, 15);
 	assert_string_equal(pb->stages[0].name, "b1-scale-stop");
 	assert_string_equal(pb->stages[0].hosts, "dgx[01,04]");
+	/* the batch's daemons stop one at a time, each through the quorum check,
+	 * and a refused one does not stop the others (the last stage does) */
+	assert_int_equal(pb->stages[0].serial, 1);
+	assert_int_equal(pb->stages[0].max_fail_percent, 100);
 	assert_string_equal(pb->stages[1].module->name, "ofed");
 	assert_int_equal(pb->stages[1].max_fail_percent, -1);
 	assert_string_equal(pb->stages[2].module->name, "peermem");

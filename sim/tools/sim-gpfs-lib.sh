@@ -23,7 +23,7 @@
 #   remotefs              "local<TAB>remote<TAB>cluster<TAB>mount point<TAB>options<TAB>automount"
 #   mounts/FS             names of the nodes that have FS mounted
 #   faults/KIND.NAME      cluster-wide view of node faults (gpfs-down, quorum-loss,
-#                         gpfs-stop-at)
+#                         gpfs-stop-at, verbs-off)
 # The remote storage cluster (state only, no sshd), under $C/gpfs/storage/:
 #   cluster               NAME ID
 #   nodes                 "address name designation" (its NSD servers, the contact nodes)
@@ -1492,6 +1492,8 @@ gpfs_verbs() {
 	VERBS=disabled PORTS_OK= PORTS_BAD=
 	_vb_rdma= _vb_ports=
 	[ -f "$G/loaded/$NODE_NAME" ] || { VERBS=down; return 0; }
+	# verbs-off: the daemon runs without verbs RDMA, configured or not
+	[ -e "$G/faults/verbs-off.$NODE_NAME" ] && return 0
 	while read -r _vb_a _vb_v; do
 		case $_vb_a in verbsRdma) _vb_rdma=$_vb_v;; verbsPorts) _vb_ports=$_vb_v;; esac
 	done <"$G/loaded/$NODE_NAME"
@@ -1512,6 +1514,49 @@ gpfs_verbs() {
 	if [ -n "$PORTS_OK" ]; then VERBS=started; else VERBS="not started"; fi
 }
 
+# What the running daemon uses, every attribute, as mmdiag --config lists
+# it: " ! NAME VALUE" for one the configuration changed, "   NAME VALUE" for
+# a default, sorted by name, sizes as plain numbers. The numbers follow the
+# real capture in treydock/gpfs_exporter's collectors tests (`mmdiag --config
+# -Y`: pagepool 4294967296, changed; pagepoolMaxPhysMemPct 75, default);
+# the defaults are IBM's mmchconfig documentation's. The fault verbs-off
+# makes the daemon run with verbsRdma disable whatever the configuration.
+GPFS_DEFAULTS="ignorePrefetchLUNCount no
+maxFilesToCache 4000
+maxMBpS 2048
+maxStatCache 1000
+nsdMaxWorkerThreads 512
+pagepool 1073741824
+pagepoolMaxPhysMemPct 75
+verbsPorts
+verbsRdma disable
+verbsRdmaCm disable
+verbsRdmaSend no
+workerThreads 48"
+gpfs_running_config() {
+	_rc_off=0
+	[ -e "$G/faults/verbs-off.$NODE_NAME" ] && _rc_off=1
+	{ printf '%s\n' "$GPFS_DEFAULTS" | sed 's/^/D /'; sed 's/^/L /' "$G/loaded/$NODE_NAME"; } | awk -v off="$_rc_off" '
+	function num(v,   m, k) {
+		if (v !~ /^[0-9]+[KkMmGgTtPp]$/) return v
+		m = 1; k = index("KMGTP", toupper(substr(v, length(v))))
+		while (k-- > 0) m *= 1024
+		return sprintf("%.0f", substr(v, 1, length(v) - 1) * m)
+	}
+	{ a = $2; v = $0; sub(/^[DL] [^ ]+ ?/, "", v) }
+	$1 == "D" { val[a] = v; chg[a] = 0; next }
+	{ val[a] = num(v); chg[a] = 1 }
+	END {
+		if (off) { val["verbsRdma"] = "disable"; chg["verbsRdma"] = 0 }
+		n = 0
+		for (a in val) names[++n] = a
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && names[j - 1] > names[j]; j--) {
+			t = names[j]; names[j] = names[j - 1]; names[j - 1] = t
+		}
+		for (i = 1; i <= n; i++) printf "%s %s %s\n", chg[names[i]] ? " !" : "  ", names[i], val[names[i]]
+	}'
+}
+
 # Layout reconstructed from IBM's mmdiag documentation and field notes: no
 # capture of a verbs-enabled mmdiag --network is in the fixtures
 # (SOURCES.md, "still not found").
@@ -1527,7 +1572,7 @@ mmdiag() {
 	--config)
 		echo
 		echo "=== mmdiag: config ==="
-		while read -r a v; do printf ' ! %s %s\n' "$a" "$v"; done <"$G/loaded/$NODE_NAME";;
+		gpfs_running_config;;
 	--network)
 		gpfs_verbs
 		num=$(awk -v n="$NODE_NAME" '$2 == n { print $1 }' "$G/nodes")
@@ -1591,6 +1636,9 @@ mmfsadm() {
 		gpfs_state_get st "$NODE_NAME"
 		[ "$st" = down ] && { echo "mmfsadm: The GPFS daemon is not running." >&2; exit 1; }
 		gpfs_verbs
+		# a blank line first, as in treydock/gpfs_exporter's captures
+		# (collectors/verbs_test.go: "VERBS RDMA status: started|disabled")
+		echo
 		echo "VERBS RDMA status: $VERBS";;
 	*) echo "Usage: mmfsadm test verbs status" >&2; exit 1;;
 	esac

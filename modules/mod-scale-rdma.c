@@ -80,15 +80,8 @@ static int sr_check(struct mod_ctx *mc)
 		rc = mod_fail(mc, ERR_PARSE, "%s", err_msg(&perr));
 		goto out;
 	}
-	/* "\nVERBS RDMA status: started" (a blank line first) */
-	if (!section(res.out.buf, "verbs", &verbs) &&
-	    (vs = strstr(verbs.buf ? verbs.buf : "", "VERBS RDMA status:"))) {
-		vs += strlen("VERBS RDMA status:");
-		vs += strspn(vs, " ");
-		strbuf_add(&status, vs, strcspn(vs, "\r\n"));
-		strbuf_rtrim(&status);
+	if (!section(res.out.buf, "verbs", &verbs) && scale_verbs_status(verbs.buf, &status))
 		vs = status.buf;
-	}
 	switch (scale_rdma_judge(jc, jn, jl ? scale_config_for(jl, mod_host(mc),
 				 *mod_param_str(mc, "nodeclass") ? mod_param_str(mc, "nodeclass") : NULL,
 				 "verbsRdma") : NULL, vs, *mod_param_str(mc, "remote_cluster"),

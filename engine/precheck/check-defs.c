@@ -1041,9 +1041,9 @@ static void run_scale_rdma(struct check_ctx *cc)
 	json_t *cfg = fact_parsed(cc->hf, "mmdiag-config");
 	json_t *net = fact_parsed(cc->hf, "mmdiag-network");
 	json_t *lsc;
-	struct strbuf why = STRBUF_INIT, ok = STRBUF_INIT;
-	char *line, *verbs;
-	const char *vs;
+	struct strbuf why = STRBUF_INIT, ok = STRBUF_INIT, status = STRBUF_INIT;
+	const char *vs, *verbs;
+	char *line;
 	int rc;
 
 	if (json_is_false(json_object_get(cfg, "ok")) || json_is_false(json_object_get(net, "ok"))) {
@@ -1062,16 +1062,8 @@ static void run_scale_rdma(struct check_ctx *cc)
 		return;
 	}
 	lsc = fact_parsed(cc->hf, "mmlsconfig");
-	/* "\nVERBS RDMA status: started" (a blank line first) */
 	vs = fact_output(cc->hf, "mmfsadm-verbs", &rc);
-	vs = rc == 0 && vs ? strstr(vs, "VERBS RDMA status:") : NULL;
-	if (vs) {
-		vs += 18 + strspn(vs + 18, " ");
-		verbs = xstrndup(vs, strcspn(vs, "\r\n"));
-		for (size_t n = strlen(verbs); n && verbs[n - 1] == ' '; n--)
-			verbs[n - 1] = '\0';
-	} else
-		verbs = NULL;
+	verbs = rc == 0 && scale_verbs_status(vs, &status) ? status.buf : NULL;
 	switch (scale_rdma_judge(cfg, net, json_is_true(json_object_get(lsc, "ok")) ?
 				 scale_config_for(lsc, cc->host->name, check_var_str(cc, "gpfs_nodeclass"),
 						  "verbsRdma") : NULL, verbs,
@@ -1087,7 +1079,7 @@ static void run_scale_rdma(struct check_ctx *cc)
 			   "mmdiag --network on the node shows where RDMA runs");
 		break;
 	}
-	free(verbs);
+	strbuf_release(&status);
 	strbuf_release(&why);
 	strbuf_release(&ok);
 }

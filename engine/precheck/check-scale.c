@@ -38,6 +38,20 @@ static void running_ports(const json_t *ports, struct strbuf *out)
 			    (long long)json_integer_value(json_object_get(p, "port")));
 }
 
+bool scale_verbs_status(const char *out, struct strbuf *ret)
+{
+	static const char key[] = "VERBS RDMA status:";
+	const char *p = out ? strstr(out, key) : NULL;
+
+	if (!p)
+		return false;
+	p += sizeof(key) - 1;
+	p += strspn(p, " \t");
+	strbuf_add(ret, p, strcspn(p, "\r\n"));
+	strbuf_rtrim(ret);
+	return true;
+}
+
 /* "a,b,c" holds `name` (node names compare up to the first dot). */
 static bool label_has(const char *label, const char *name)
 {

@@ -36,6 +36,13 @@ enum scale_rdma_verdict scale_rdma_judge(const json_t *config, const json_t *net
 					 struct strbuf *ok);
 
 /*
+ * The status word(s) of `mmfsadm test verbs status` output ("started",
+ * "disabled", "not started"; the real output starts with a blank line)
+ * into `ret`; false when the output has no "VERBS RDMA status:" line.
+ */
+bool scale_verbs_status(const char *out, struct strbuf *ret);
+
+/*
  * The value of `attr` that applies to `node` in parse_mmlsconfig's output:
  * a stanza naming the node, alone or in a list ("[dgx01,dgx02]"), wins over
  * one naming a node class it belongs to (`nodeclass`, NULL: none known),

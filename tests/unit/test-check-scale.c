@@ -59,22 +59,33 @@ static void test_configured_on_running_off_fails(void **state)
 	strbuf_release(&ok);
 }
 
-/* The daemon's own word (real capture: treydock/gpfs_exporter
- * collectors/verbs_test.go, "VERBS RDMA status: disabled") wins. */
+/* The daemon's own word (real captures: treydock/gpfs_exporter
+ * collectors/verbs_test.go, tests/fixtures/tools/SOURCES.md) wins. */
 static void test_verbs_status_not_started_fails(void **state)
 {
 	json_t *cfg = parsed(parse_mmdiag_config, DIAG " ! verbsRdma enable\n ! verbsPorts mlx5_0/1\n");
 	json_t *net = parsed(parse_mmdiag_network, net_none);
-	struct strbuf why = STRBUF_INIT, ok = STRBUF_INIT;
+	struct strbuf why = STRBUF_INIT, ok = STRBUF_INIT, out = STRBUF_INIT, st = STRBUF_INIT;
 
 	(void)state;
-	assert_int_equal(scale_rdma_judge(cfg, net, "enable", "disabled", false, &why, &ok),
+	fixture_read("mmfsadm-verbs", "verbs_status_started.txt", &out);
+	assert_true(scale_verbs_status(out.buf, &st));
+	assert_string_equal(st.buf, "started");
+	strbuf_reset(&out);
+	strbuf_reset(&st);
+	fixture_read("mmfsadm-verbs", "verbs_status_disabled.txt", &out);
+	assert_true(scale_verbs_status(out.buf, &st));
+	assert_string_equal(st.buf, "disabled");
+	assert_false(scale_verbs_status("mmfsadm: The GPFS daemon is not running.\n", &out));
+	assert_int_equal(scale_rdma_judge(cfg, net, "enable", st.buf, false, &why, &ok),
 			 SCALE_RDMA_BAD);
 	assert_non_null(strstr(why.buf, "mmfsadm test verbs status says \"disabled\""));
 	json_decref(cfg);
 	json_decref(net);
 	strbuf_release(&why);
 	strbuf_release(&ok);
+	strbuf_release(&out);
+	strbuf_release(&st);
 }
 
 /* A node's own stanza, alone or in a list, over its class's, over [common]. */

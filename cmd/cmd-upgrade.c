@@ -13,6 +13,8 @@
 #include "../engine/rundir/runlog.h"
 #include "../engine/ssh/runner.h"
 #include "../engine/deploy/upgrade.h"
+#include "../engine/base/nodeset.h"
+#include "../engine/base/strlist.h"
 #include "../engine/base/xalloc.h"
 #include "../modules/gpu-runfile.h"
 #include "../modules/ofed-tarball.h"
@@ -184,6 +186,22 @@ static void print_plan(const struct inventory *inv, const struct upg_plan *p,
 		strbuf_release(&full);
 		free(set);
 	}
+}
+
+/* The nodes no batch could take, and why (a remedy naming real nodes). */
+static void print_left(const struct inventory *inv, const struct upg_plan *p)
+{
+	struct strlist names = STRLIST_INIT;
+	char *set;
+
+	if (!p->nleft)
+		return;
+	for (size_t i = 0; i < p->nleft; i++)
+		strlist_push(&names, inv->hosts[p->left[i]].name);
+	set = nodeset_fold(names.v, names.n);
+	printf("not upgraded: %s: %s\n", set, p->left_why ? p->left_why : "no batch can take them");
+	free(set);
+	strlist_clear(&names);
 }
 
 static int write_file(const char *path, const char *buf, size_t len, struct err *err)
@@ -362,7 +380,8 @@ int cmd_upgrade(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct err err = ERR_INIT;
 	char *state = NULL, *dir = NULL, *pb = NULL, **hstate = NULL;
 	const char *installer = NULL;
-	bool *down = NULL, planned = false;
+	bool *down = NULL, planned = false, tiebreaker = false;
+	struct strbuf notes = STRBUF_INIT;
 	int status = EXIT_OK, rc, lock_fd = -1;
 	unsigned forks = 0, timeout = 0;
 
@@ -422,15 +441,22 @@ int cmd_upgrade(const struct cmd_ctx *ctx, int argc, char **argv)
 		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}
+	/* Quorum and manager roles are GPFS's (mmlscluster), not the inventory's. */
+	nodes = upgrade_nodes(inv, down, hstate);
+	if (upgrade_scale_roles(r, inv, hstate, nodes, &tiebreaker, &notes, &err)) {
+		status = cmd_fail_inv(inv, &err);
+		goto out;
+	}
 	runner_free(r);
 	r = NULL;
-	nodes = upgrade_nodes(inv, down, hstate);
-	if (upg_plan_make(nodes, inv->nhosts, a.nbatch, a.percent, &plan, &err)) {
+	if (upg_plan_make_tb(nodes, inv->nhosts, a.nbatch, a.percent, tiebreaker, &plan, &err)) {
 		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}
 	planned = true;
 	print_plan(inv, &plan, &to, (const char *const *)hstate);
+	fputs(notes.buf ? notes.buf : "", stdout);
+	print_left(inv, &plan);
 	if (a.check)
 		goto out;
 	upgrade_playbook(inv, &plan, &to, &(struct upgrade_files){ a.tarball, a.installer,
@@ -453,6 +479,12 @@ int cmd_upgrade(const struct cmd_ctx *ctx, int argc, char **argv)
 		upgrade_unmark(state);
 	if (status != EXIT_USAGE)
 		print_node_states(inv, state);
+	/* nodes the plan could not take: the upgrade is not finished */
+	if (plan.nleft) {
+		print_left(inv, &plan);
+		if (status == EXIT_OK)
+			status = EXIT_FAILED;
+	}
 out:
 	if (planned)
 		upg_plan_release(&plan);
@@ -464,6 +496,7 @@ out:
 	runner_free(r);
 	upgrade_to_release(&to);
 	strbuf_release(&yaml);
+	strbuf_release(&notes);
 	free(pb);
 	free(dir);
 	free(state);

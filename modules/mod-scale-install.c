@@ -33,6 +33,8 @@ static const struct param_spec params[] = {
 	  "seconds mmbuildgpl may take to build the portability layer", NULL },
 	{ "dest", PARAM_STRING, "/var/tmp/bringup-scale", "gpfs_dest",
 	  "directory on the host where the packages are sent", NULL },
+	{ "gui", PARAM_BOOL, "false", "gpfs_gui",
+	  "the node is to run the Spectrum Scale GUI: refused, bringup does not install it", NULL },
 	{ "install_timeout", PARAM_UINT, "1800", "gpfs_install_timeout",
 	  "seconds the package install may take", NULL },
 	{ "installer", PARAM_STRING, "", "gpfs_installer",
@@ -286,7 +288,17 @@ static int si_check(struct mod_ctx *mc)
 	struct installer in;
 	struct strbuf family = STRBUF_INIT;
 	struct cmd_result res;
-	int rc = mod_probe(mc, "scale_install/state.sh", NULL, NULL, &res);
+	int rc;
+
+	/* Refused before anything changes, rather than silently not built. */
+	if (mod_param_bool(mc, "gui"))
+		return mod_fail(mc, ERR_USAGE, "gpfs_gui is true for %s, but bringup does not "
+				"install the Spectrum Scale GUI (gpfs.gui, gpfs.java and the "
+				"performance-monitoring collector gpfs.gss.pmcollector, then "
+				"systemctl start gpfsgui); install it with IBM's installation "
+				"toolkit (./spectrumscale node add -g %s) or remove gpfs_gui from "
+				"the inventory", mod_host(mc), mod_host(mc));
+	rc = mod_probe(mc, "scale_install/state.sh", NULL, NULL, &res);
 
 	if (rc) {
 		cmd_result_release(&res);

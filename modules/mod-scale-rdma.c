@@ -7,7 +7,10 @@
  * where RDMA runs and to which nodes. check fails when verbsRdma is enabled
  * but RDMA did not start, when a port of verbsPorts is not among the ports
  * RDMA runs on, or (with a remote cluster) when no node is connected over
- * RDMA. precheck's scale.rdma applies the same rules (scale_rdma_judge).
+ * RDMA; and it fails, never skips, when the configuration (mmlsconfig, the
+ * stanza that applies to the node) asks for verbs RDMA and the daemon runs
+ * without it, or mmfsadm test verbs status says RDMA is not started.
+ * precheck's scale.rdma applies the same rules (scale_rdma_judge).
  */
 #include "../engine/deploy/module.h"
 #include "scale-common.h"
@@ -20,6 +23,8 @@
 #include "../engine/facts/parse.h"
 
 static const struct param_spec params[] = {
+	{ "nodeclass", PARAM_STRING, "", "gpfs_nodeclass",
+	  "the node class whose mmlsconfig stanza applies to the node", NULL },
 	{ "remote_cluster", PARAM_STRING, "", "gpfs_remote_cluster",
 	  "the storage cluster (set: some node must be connected over RDMA)", NULL },
 	{ NULL },
@@ -45,9 +50,11 @@ static int section(const char *out, const char *name, struct strbuf *body)
 static int sr_check(struct mod_ctx *mc)
 {
 	struct strbuf cfg = STRBUF_INIT, net = STRBUF_INIT, why = STRBUF_INIT, ok = STRBUF_INIT;
+	struct strbuf lsc = STRBUF_INIT, verbs = STRBUF_INIT, status = STRBUF_INIT;
 	struct cmd_result res;
 	struct err perr = ERR_INIT;
-	json_t *jc = NULL, *jn = NULL;
+	json_t *jc = NULL, *jn = NULL, *jl = NULL;
+	const char *vs = NULL;
 	int rc = mod_probe(mc, "scale_rdma/state.sh", NULL, NULL, &res), crc, nrc;
 
 	if (rc)
@@ -67,11 +74,18 @@ static int sr_check(struct mod_ctx *mc)
 		goto out;
 	}
 	if (parse_mmdiag_config(cfg.buf, cfg.len, &jc, &perr) ||
-	    parse_mmdiag_network(net.buf, net.len, &jn, &perr)) {
+	    parse_mmdiag_network(net.buf, net.len, &jn, &perr) ||
+	    (!section(res.out.buf, "lsconfig", &lsc) &&
+	     parse_mmlsconfig(lsc.buf, lsc.len, &jl, &perr))) {
 		rc = mod_fail(mc, ERR_PARSE, "%s", err_msg(&perr));
 		goto out;
 	}
-	switch (scale_rdma_judge(jc, jn, *mod_param_str(mc, "remote_cluster"), &why, &ok)) {
+	if (!section(res.out.buf, "verbs", &verbs) && scale_verbs_status(verbs.buf, &status))
+		vs = status.buf;
+	switch (scale_rdma_judge(jc, jn, jl ? scale_config_for(jl, mod_host(mc),
+				 *mod_param_str(mc, "nodeclass") ? mod_param_str(mc, "nodeclass") : NULL,
+				 "verbsRdma") : NULL, vs, *mod_param_str(mc, "remote_cluster"),
+				 &why, &ok)) {
 	case SCALE_RDMA_OFF:
 		rc = mod_skip(mc, "%s", why.buf);
 		break;
@@ -85,6 +99,10 @@ static int sr_check(struct mod_ctx *mc)
 out:
 	json_decref(jc);
 	json_decref(jn);
+	json_decref(jl);
+	strbuf_release(&lsc);
+	strbuf_release(&verbs);
+	strbuf_release(&status);
 	err_clear(&perr);
 	cmd_result_release(&res);
 	strbuf_release(&cfg);

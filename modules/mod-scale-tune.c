@@ -23,7 +23,6 @@
 #include <string.h>
 
 #include "../engine/facts/parse.h"
-#include "../engine/deploy/scale-quorum.h"
 #include "../engine/base/strlist.h"
 #include "../engine/base/xalloc.h"
 
@@ -368,16 +367,12 @@ static int save_restarts(struct mod_ctx *mc, const struct strlist *left)
 /* One node: the quorum guard, mmshutdown, mmstartup, wait until active. */
 static int restart_node(struct mod_ctx *mc, const char *node)
 {
-	static const char *const quorum[] = { "mmgetstate", "-N", "quorumnodes", NULL };
 	const char *down[] = { "mmshutdown", "-N", node, NULL };
 	const char *up[] = { "mmstartup", "-N", node, NULL };
-	struct strbuf why = STRBUF_INIT;
+	const char *self[] = { node };
 	struct cmd_result res;
-	json_t *q = NULL;
-	int rc = scale_mm_parsed(mc, quorum, parse_mmgetstate, &q);
+	int rc = scale_quorum_guard(mc, self, 1);
 
-	if (!rc && !scale_quorum_may_stop(q, node, &why))
-		rc = mod_fail(mc, ERR_STATE, "%s", why.buf);
 	if (!rc) {
 		mod_note(mc, "restarting GPFS on %s for its new configuration", node);
 		rc = scale_mm_ok(mc, down, &res);
@@ -389,8 +384,6 @@ static int restart_node(struct mod_ctx *mc, const char *node)
 	}
 	if (!rc)
 		rc = scale_wait_active(mc, node, mod_param_uint(mc, "restart_timeout"), NULL);
-	json_decref(q);
-	strbuf_release(&why);
 	return rc;
 }
 

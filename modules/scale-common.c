@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../engine/deploy/scale-quorum.h"
 #include "../engine/facts/parse.h"
 #include "../engine/base/strlist.h"
 #include "../engine/base/xalloc.h"
@@ -241,6 +242,53 @@ int scale_mm_parsed(struct mod_ctx *mc, const char *const *argv, parse_fn *parse
 		rc = mod_fail(mc, ERR_PARSE, "%s on %s: %s", argv[0], mod_host(mc), err_msg(&perr));
 	err_clear(&perr);
 	cmd_result_release(&res);
+	return rc;
+}
+
+/*
+ * mmgetstate -a: its table even when it exits non-zero (a node it could
+ * not reach is listed after the table, and the rest still counts).
+ */
+static int all_states(struct mod_ctx *mc, json_t **ret)
+{
+	static const char *const argv[] = { "mmgetstate", "-a", NULL };
+	struct cmd_result res;
+	struct err perr = ERR_INIT;
+	int rc = scale_mm(mc, argv, &res);
+
+	*ret = NULL;
+	if (!rc && parse_mmgetstate(res.out.buf, res.out.len, ret, &perr))
+		rc = mod_fail(mc, ERR_PARSE, "mmgetstate -a on %s (exit %d): %s", mod_host(mc),
+			      res.exit_status, err_msg(&perr));
+	err_clear(&perr);
+	cmd_result_release(&res);
+	return rc;
+}
+
+int scale_quorum_guard(struct mod_ctx *mc, const char *const *set, size_t n)
+{
+	static const char *const lscluster[] = { "mmlscluster", NULL };
+	static const char *const tb[] = { "mmlsconfig", "tiebreakerDisks", NULL };
+	struct strbuf why = STRBUF_INIT;
+	struct cmd_result res;
+	json_t *cluster = NULL, *states = NULL;
+	bool tiebreaker = false;
+	int rc = scale_mm_parsed(mc, lscluster, parse_mmlscluster, &cluster);
+
+	if (!rc)
+		rc = all_states(mc, &states);
+	if (!rc) {
+		/* unreadable: judged without tiebreaker disks, the stricter rule */
+		rc = scale_mm(mc, tb, &res);
+		tiebreaker = !rc && !res.exit_status &&
+			     scale_quorum_tiebreaker(res.out.buf, res.out.len);
+		cmd_result_release(&res);
+	}
+	if (!rc && !scale_quorum_set_may_stop(states, cluster, tiebreaker, set, n, &why))
+		rc = mod_fail(mc, ERR_STATE, "%s", why.buf);
+	json_decref(cluster);
+	json_decref(states);
+	strbuf_release(&why);
 	return rc;
 }
 

@@ -80,6 +80,16 @@ int scale_mm_parsed(struct mod_ctx *mc, const char *const *argv,
 int scale_wait_active(struct mod_ctx *mc, const char *list, unsigned limit_s,
 		      json_t **ret_down);
 
+/*
+ * The quorum invariant (engine/deploy/scale-quorum.h) on live state, read
+ * here: mmlscluster (which nodes are quorum nodes), mmgetstate -a and
+ * mmlsconfig tiebreakerDisks. Fails the module with the refusal (nodes,
+ * counts, remedy) when quorum would not hold after set[0..n) stops. Call
+ * it right before the stop, once per stop, so that stops serialise
+ * through it.
+ */
+int scale_quorum_guard(struct mod_ctx *mc, const char *const *set, size_t n);
+
 /* "a,b,c" of names. */
 void scale_join(const struct strlist *names, const char *sep, struct strbuf *out);
 

@@ -2,6 +2,7 @@
  * The rolling upgrade's batch planner; see upgrade-plan.h.
  */
 #include "upgrade-plan.h"
+#include "scale-quorum.h"
 #include "../inventory/inventory.h"
 #include "../base/nodeset.h"
 #include "../base/strbuf.h"
@@ -38,6 +39,8 @@ void upg_plan_release(struct upg_plan *p)
 	free(p->batches);
 	for (int l = 0; l < UPG_LIM__COUNT; l++)
 		free(p->why[l]);
+	free(p->left);
+	free(p->left_why);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -80,39 +83,95 @@ static void count_class(const struct upg_node *nodes, size_t n, unsigned roles,
 		}
 }
 
-/* Quorum: a strict majority of all quorum nodes stays active. */
-static int quorum_cap(const struct upg_node *nodes, size_t n, struct upg_plan *p,
-		      struct err *err)
+/* Up to two active nodes that are not quorum nodes: who could become one. */
+static char *candidates(const struct upg_node *nodes, size_t n)
 {
-	unsigned roles = upg_limit_roles(UPG_LIM_QUORUM), all, up, majority;
-	char *down, *active, *states;
+	struct strlist names = STRLIST_INIT;
+	char *set;
+
+	for (size_t i = 0; i < n && names.n < 2; i++)
+		if (!(nodes[i].roles & upg_limit_roles(UPG_LIM_QUORUM)) && !nodes[i].down &&
+		    !nodes[i].skip)
+			strlist_push(&names, nodes[i].name);
+	set = names.n ? nodeset_fold(names.v, names.n) : NULL;
+	strlist_clear(&names);
+	return set;
+}
+
+/*
+ * Quorum: what the quorum invariant keeps (scale-quorum.h) stays active. A
+ * cluster that has lost quorum already is refused; one whose active quorum
+ * nodes cannot go at all gets a cap of 0 and left_why.
+ */
+static int quorum_cap(const struct upg_node *nodes, size_t n, bool tiebreaker,
+		      struct upg_plan *p, struct err *err)
+{
+	unsigned roles = upg_limit_roles(UPG_LIM_QUORUM), all, up, need, keep;
+	char *down, *active, *states, *cand;
+	bool tb;
 	int rc = 0;
 
 	count_class(nodes, n, roles, &all, &up);
 	p->members[UPG_LIM_QUORUM] = all;
 	if (!all)
 		return 0;
-	majority = all / 2 + 1;
+	tb = tiebreaker && all <= SCALE_TIEBREAKER_MAX_QUORUM;
+	need = scale_quorum_need(all, tb);
+	keep = scale_quorum_keep(all, tb);
 	down = class_names(nodes, n, roles, true);
 	active = class_names(nodes, n, roles, false);
 	states = down_states(nodes, n, roles);
-	if (up < majority)
+	if (up < need) {
 		rc = err_set(err, ERR_STATE, "refusing the upgrade: Spectrum Scale has lost "
-			     "quorum already: %u of %u quorum nodes are active (%s), a majority "
-			     "is %u; not active: %s; start GPFS on %u of them first (mmstartup "
-			     "-N %s), then run again", up, all, active, majority, states,
-			     majority - up, down);
-	else if (up == majority)
-		rc = err_set(err, ERR_STATE, "refusing the upgrade: it would lose Spectrum "
-			     "Scale quorum: %u of %u quorum nodes are active and upgrading any of "
-			     "%s would leave %u, below the majority of %u; not active: %s; start "
-			     "GPFS on %s first (mmstartup -N %s), then run again", up, all, active,
-			     up - 1, majority, states, down, down);
-	else {
-		p->cap[UPG_LIM_QUORUM] = up - majority;
-		p->why[UPG_LIM_QUORUM] = xasprintf("%u of %u quorum nodes active (%s), majority "
-						   "%u; down already: %s", up, all, active,
-						   majority, down);
+			     "quorum already: %u of %u quorum nodes are active (%s), %s is %u; "
+			     "not active: %s; start GPFS on %u of them first (mmstartup "
+			     "-N %s), then run again", up, all, active, tb ? "with tiebreaker "
+			     "disks the need" : "a majority", need, states, need - up, down);
+	} else if (up <= keep) {
+		p->cap[UPG_LIM_QUORUM] = 0;
+		p->why[UPG_LIM_QUORUM] = xasprintf("%u of %u quorum nodes active (%s), GPFS "
+						   "needs %u%s, bringup keeps %u: none can go; "
+						   "down already: %s", up, all, active, need,
+						   tb ? " with tiebreaker disks" : "", keep, down);
+		cand = candidates(nodes, n);
+		if (strcmp(down, "none"))
+			p->left_why = xasprintf("upgrading any of %s would leave %u active quorum "
+						"node%s, below the %u bringup keeps (GPFS needs "
+						"%u%s%s); not active: %s; start GPFS on %s first "
+						"(mmstartup -N %s), then upgrade them with bringup "
+						"upgrade --to again", active, up - 1,
+						up - 1 == 1 ? "" : "s", keep, need,
+						tb ? " with tiebreaker disks" : ", a majority",
+						keep > need ? ", plus one spare" : "", states, down,
+						down);
+		else if (cand)
+			p->left_why = xasprintf("upgrading any of %s would leave %u active quorum "
+						"node%s, below the %u bringup keeps (GPFS needs "
+						"%u%s%s); designate more quorum nodes (for example "
+						"mmchnode --quorum -N %s, after mmchlicense server "
+						"--accept -N %s)%s, then upgrade %s with bringup "
+						"upgrade --to again; or upgrade %s in a maintenance "
+						"window with the file system unmounted everywhere",
+						active, up - 1, up - 1 == 1 ? "" : "s", keep, need,
+						tb ? " with tiebreaker disks" : ", a majority",
+						keep > need ? ", plus one spare" : "", cand, cand,
+						tb ? "" : " or configure tiebreaker disks (mmchconfig "
+						"tiebreakerDisks=NSD[;NSD...])", active, active);
+		else
+			p->left_why = xasprintf("upgrading any of %s would leave %u active quorum "
+						"node%s, below the %u bringup keeps; upgrade %s in a "
+						"maintenance window with the file system unmounted "
+						"everywhere", active, up - 1, up - 1 == 1 ? "" : "s",
+						keep, active);
+		free(cand);
+	} else {
+		p->cap[UPG_LIM_QUORUM] = up - keep;
+		p->why[UPG_LIM_QUORUM] = xasprintf("%u of %u quorum nodes active (%s), GPFS "
+						   "needs %u%s, bringup keeps %u%s; down already: "
+						   "%s", up, all, active, need,
+						   tb ? " with tiebreaker disks" : "", keep,
+						   keep > need ? " (one spare: a quorum node lost "
+						   "mid-batch keeps quorum)" : "", down);
 	}
 	free(down);
 	free(active);
@@ -174,6 +233,12 @@ static void add(struct upg_batch *b, const struct upg_node *nd, size_t idx)
 int upg_plan_make(const struct upg_node *nodes, size_t n, unsigned batch, bool percent,
 		  struct upg_plan *ret, struct err *err)
 {
+	return upg_plan_make_tb(nodes, n, batch, percent, false, ret, err);
+}
+
+int upg_plan_make_tb(const struct upg_node *nodes, size_t n, unsigned batch, bool percent,
+		     bool tiebreaker, struct upg_plan *ret, struct err *err)
+{
 	struct upg_plan p = { 0 };
 	int rc;
 
@@ -193,7 +258,7 @@ int upg_plan_make(const struct upg_node *nodes, size_t n, unsigned batch, bool p
 		p.why[UPG_LIM_ADMIN] = percent ? xasprintf("--batch %u%% of %u nodes", batch, all) :
 				       xasprintf("--batch %u", batch);
 	}
-	if ((rc = quorum_cap(nodes, n, &p, err))) {
+	if ((rc = quorum_cap(nodes, n, tiebreaker, &p, err))) {
 		upg_plan_release(&p);
 		return rc;
 	}
@@ -205,6 +270,13 @@ int upg_plan_make(const struct upg_node *nodes, size_t n, unsigned batch, bool p
 
 		if (nodes[i].skip)
 			continue;
+		/* a node not even an empty batch takes (an active quorum node
+		 * when none can go) is left out, named in left_why */
+		if (!fits(&p, &(struct upg_batch){ 0 }, &nodes[i])) {
+			p.left = xrealloc(p.left, (p.nleft + 1) * sizeof(*p.left));
+			p.left[p.nleft++] = i;
+			continue;
+		}
 		for (k = 0; k < p.nbatches && !fits(&p, &p.batches[k], &nodes[i]); k++)
 			;
 		if (k == p.nbatches) {

@@ -5,17 +5,22 @@
  *
  * A batch may hold at most:
  *   admin    the admin's --batch N (or P% of the nodes, at least 1);
- *   quorum   as many active quorum nodes as leave a strict majority of all
- *            quorum nodes active (a node already down counts as down, and
- *            upgrading it costs nothing more);
+ *   quorum   as many active quorum nodes as leave what the quorum invariant
+ *            keeps active (scale-quorum.h: GPFS's need, a majority or one
+ *            with tiebreaker disks, plus one spare when there is one); a
+ *            node already down counts as down, and upgrading it costs
+ *            nothing more. When no active quorum node can go (the
+ *            Redpaper's single quorum node), the other nodes are planned
+ *            and the active quorum nodes left out, named in left_why;
  *   sm       as many subnet manager hosts as leave a master and a standby
  *            up (one at a time when there are fewer than three);
  *   master   as many control-plane nodes as leave etcd a majority (one at
  *            a time when there are fewer than three);
  *   contact  as many Spectrum Scale manager / NSD nodes (the nodes that hold
  *            the manager roles and reach the storage cluster) as leave one up.
- * Nodes fill batches first-fit in inventory order. An upgrade whose first
- * quorum node could not go down without losing quorum is refused.
+ * Nodes fill batches first-fit in inventory order. An upgrade of a cluster
+ * that has lost quorum already is refused. Quorum roles are what the caller
+ * puts in `roles`: bringup upgrade reads them from mmlscluster.
  */
 #ifndef BRINGUP_UPGRADE_PLAN_H
 #define BRINGUP_UPGRADE_PLAN_H
@@ -57,6 +62,9 @@ struct upg_plan {
 	unsigned cap[UPG_LIM__COUNT];   /* per batch; UPG_NO_LIMIT when the class is absent */
 	unsigned members[UPG_LIM__COUNT]; /* nodes in each class (admin: all) */
 	char *why[UPG_LIM__COUNT];      /* how the cap follows; NULL when absent */
+	size_t *left;                   /* nodes no batch can take (indexes) */
+	size_t nleft;
+	char *left_why;                 /* why, with a remedy naming real nodes; NULL: none */
 };
 
 #define UPG_NO_LIMIT ((unsigned)-1)
@@ -70,6 +78,9 @@ struct upg_plan {
  */
 int upg_plan_make(const struct upg_node *nodes, size_t n, unsigned batch, bool percent,
 		  struct upg_plan *ret, struct err *err);
+/* The same where GPFS has tiebreaker disks (mmlsconfig tiebreakerDisks). */
+int upg_plan_make_tb(const struct upg_node *nodes, size_t n, unsigned batch, bool percent,
+		     bool tiebreaker, struct upg_plan *ret, struct err *err);
 void upg_plan_release(struct upg_plan *p);
 
 /* The class a limit counts (1u << role bits); 0 for admin. */

@@ -2,6 +2,7 @@
  * The rolling upgrade's probe and playbook; see upgrade.h.
  */
 #include "upgrade.h"
+#include "scale-quorum.h"
 #include "../kube/kube-objects.h"
 #include "../base/nodeset.h"
 #include "../facts/parse.h"
@@ -163,6 +164,108 @@ struct upg_node *upgrade_nodes(const struct inventory *inv, const bool *down,
 	return nd;
 }
 
+struct roles_job {
+	struct cmd_result cluster, tiebreaker;
+};
+
+static int roles_task(struct task_ctx *t, void *arg)
+{
+	struct roles_job *job = arg;
+	struct remote_cmd ls = { .command = "/usr/lpp/mmfs/bin/mmlscluster", .timeout_ms = 60000 };
+	struct remote_cmd tb = { .command = "/usr/lpp/mmfs/bin/mmlsconfig tiebreakerDisks",
+				 .timeout_ms = 60000 };
+	int rc = task_exec(t, 0, &ls, &job->cluster, task_err(t));
+
+	if (!rc && job->cluster.outcome != CMD_EXITED)
+		rc = err_set(task_err(t), ERR_TIMEOUT, "%s: mmlscluster did not finish",
+			     task_host(t, 0)->name);
+	if (!rc)
+		rc = task_exec(t, 0, &tb, &job->tiebreaker, task_err(t));
+	return rc;
+}
+
+/* " (scale_quorum, scale_manager)": the inventory's Scale groups of roles. */
+static const char *inv_designation(unsigned roles)
+{
+	bool q = roles & (1u << ROLE_SCALE_QUORUM), m = roles & (1u << ROLE_SCALE_MANAGER);
+
+	return q && m ? "quorum-manager" : q ? "quorum" : m ? "manager" : "client";
+}
+
+int upgrade_scale_roles(struct runner *r, const struct inventory *inv, char *const *state,
+			struct upg_node *nodes, bool *ret_tiebreaker, struct strbuf *notes,
+			struct err *err)
+{
+	const unsigned qm = (1u << ROLE_SCALE_QUORUM) | (1u << ROLE_SCALE_MANAGER);
+	struct roles_job job;
+	struct task task;
+	struct err perr = ERR_INIT;
+	json_t *cl = NULL;
+	size_t at = inv->nhosts, i, k;
+	json_t *row;
+	int rc = 0;
+
+	*ret_tiebreaker = false;
+	for (i = 0; i < inv->nhosts && at == inv->nhosts; i++)
+		if (state[i] && !strcmp(state[i], "active"))
+			at = i;
+	if (at == inv->nhosts) {
+		strbuf_addstr(notes, "quorum roles: from the inventory (no node has GPFS active "
+			      "to read mmlscluster from)\n");
+		return 0;
+	}
+	cmd_result_init(&job.cluster);
+	cmd_result_init(&job.tiebreaker);
+	task = (struct task){ .hosts = &at, .nhosts = 1, .fn = roles_task, .arg = &job };
+	runner_run(r, &task, 1, NULL, NULL);
+	if (task.rc)
+		rc = err_set(err, task.rc, "reading the quorum roles on %s: %s",
+			     inv->hosts[at].name, err_msg(&task.err));
+	else if (job.cluster.exit_status ||
+		 parse_mmlscluster(job.cluster.out.buf, job.cluster.out.len, &cl, &perr))
+		rc = err_set(err, ERR_REMOTE, "mmlscluster on %s (exit %d): %s; the quorum roles "
+			     "must come from GPFS, not the inventory", inv->hosts[at].name,
+			     job.cluster.exit_status, perr.code ? err_msg(&perr) :
+			     job.cluster.err.len ? job.cluster.err.buf : "no output");
+	if (!rc) {
+		*ret_tiebreaker = !job.tiebreaker.exit_status &&
+				  scale_quorum_tiebreaker(job.tiebreaker.out.buf,
+							  job.tiebreaker.out.len);
+		strbuf_addf(notes, "quorum roles: from mmlscluster on %s%s\n", inv->hosts[at].name,
+			    *ret_tiebreaker ? "; tiebreaker disks configured" : "");
+	}
+	for (i = 0; !rc && i < inv->nhosts; i++) {
+		unsigned gpfs = 0, was = nodes[i].roles & qm;
+		size_t n = strlen(nodes[i].name);
+
+		if (nodes[i].skip)
+			continue;
+		json_array_foreach(json_object_get(cl, "nodes"), k, row) {
+			const char *d = json_string_value(json_object_get(row, "daemon_node_name"));
+			const char *des = json_string_value(json_object_get(row, "designation"));
+
+			if (!d || strncmp(d, nodes[i].name, n) || (d[n] && d[n] != '.'))
+				continue;
+			if (des && !strncmp(des, "quorum", 6))
+				gpfs |= 1u << ROLE_SCALE_QUORUM;
+			if (des && strstr(des, "manager"))
+				gpfs |= 1u << ROLE_SCALE_MANAGER;
+		}
+		if (gpfs != was)
+			strbuf_addf(notes, "drift: %s is %s in mmlscluster, %s in the inventory "
+				    "(groups scale_quorum/scale_manager); planned as mmlscluster "
+				    "says\n", nodes[i].name, inv_designation(gpfs),
+				    inv_designation(was));
+		nodes[i].roles = (nodes[i].roles & ~qm) | gpfs;
+	}
+	json_decref(cl);
+	err_clear(&perr);
+	task_release(&task);
+	cmd_result_release(&job.cluster);
+	cmd_result_release(&job.tiebreaker);
+	return rc;
+}
+
 int upgrade_mark(const char *state_dir, const struct upgrade_to *to, struct err *err)
 {
 	char *dir = xasprintf("%s/upgrade", state_dir), *path = xasprintf("%s/in-progress", dir);
@@ -310,8 +413,14 @@ void upgrade_playbook(const struct inventory *inv, const struct upg_plan *p,
 			strbuf_addf(out, "  - name: b%zu-drain\n    module: kube_node\n"
 				    "    params: { action: drain, nodes: \"%s\" }\n"
 				    "    max_fail_percent: 0\n", b + 1, names.buf);
+		/* One stop at a time, each through the quorum invariant on live
+		 * state (scale-quorum.h): a quorum node lost mid-batch makes the
+		 * next quorum node's stop fail, named, and the batch goes on
+		 * without it (max_fail_percent 100 here; the batch's last stage
+		 * stops the run). */
 		strbuf_addf(out, "  - name: b%zu-scale-stop\n    module: scale_node\n"
-			    "    hosts: \"%s\"\n    params: { action: stop, avoid: \"%s\" }\n",
+			    "    hosts: \"%s\"\n    serial: 1\n    max_fail_percent: 100\n"
+			    "    params: { action: stop, avoid: \"%s\" }\n",
 			    b + 1, set, names.buf);
 		if (to->ofed) {
 			strbuf_addf(out, "  - name: b%zu-ofed\n    module: ofed\n    hosts: \"%s\"\n"

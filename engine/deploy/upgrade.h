@@ -47,6 +47,20 @@ int upgrade_probe(struct runner *r, const struct inventory *inv, bool *down,
 struct upg_node *upgrade_nodes(const struct inventory *inv, const bool *down,
 			       char *const *state);
 
+/*
+ * Quorum and manager roles from GPFS itself: runs mmlscluster and mmlsconfig
+ * tiebreakerDisks on the first node whose state[] is "active" and sets the
+ * ROLE_SCALE_QUORUM / ROLE_SCALE_MANAGER bits of nodes[] from mmlscluster's
+ * designations (a node mmlscluster does not list has neither), whatever the
+ * inventory's groups say. *ret_tiebreaker: tiebreaker disks configured.
+ * Appends to `notes` one line per node whose designation differs from the
+ * inventory's (drift), or why the inventory's roles stand (no active node).
+ * Returns 0, or an error when mmlscluster fails or cannot be parsed.
+ */
+int upgrade_scale_roles(struct runner *r, const struct inventory *inv, char *const *state,
+			struct upg_node *nodes, bool *ret_tiebreaker, struct strbuf *notes,
+			struct err *err);
+
 /* What the command line gave for the new releases (NULL: the inventory's
  * variables supply them through the stages' parameters); borrowed. */
 struct upgrade_files {

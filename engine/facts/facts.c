@@ -39,6 +39,7 @@ static const struct {
 	{ "mmgetstate", "mmgetstate" },
 	{ "mmhealth", "mmhealth" },
 	{ "mmlscluster", "mmlscluster" },
+	{ "mmlsconfig", "mmlsconfig" },
 	{ "mmlsmount", "mmlsmount" },
 	{ "modinfo-nv_peer_mem", "modinfo" },
 	{ "modinfo-nvidia_peermem", "modinfo" },

@@ -1040,7 +1040,9 @@ static void run_scale_rdma(struct check_ctx *cc)
 {
 	json_t *cfg = fact_parsed(cc->hf, "mmdiag-config");
 	json_t *net = fact_parsed(cc->hf, "mmdiag-network");
-	struct strbuf why = STRBUF_INIT, ok = STRBUF_INIT;
+	json_t *lsc;
+	struct strbuf why = STRBUF_INIT, ok = STRBUF_INIT, status = STRBUF_INIT;
+	const char *vs, *verbs;
 	char *line;
 	int rc;
 
@@ -1059,8 +1061,13 @@ static void run_scale_rdma(struct check_ctx *cc)
 		free(line);
 		return;
 	}
-	switch (scale_rdma_judge(cfg, net, check_var_str(cc, "gpfs_remote_cluster") != NULL,
-				 &why, &ok)) {
+	lsc = fact_parsed(cc->hf, "mmlsconfig");
+	vs = fact_output(cc->hf, "mmfsadm-verbs", &rc);
+	verbs = rc == 0 && scale_verbs_status(vs, &status) ? status.buf : NULL;
+	switch (scale_rdma_judge(cfg, net, json_is_true(json_object_get(lsc, "ok")) ?
+				 scale_config_for(lsc, cc->host->name, check_var_str(cc, "gpfs_nodeclass"),
+						  "verbsRdma") : NULL, verbs,
+				 check_var_str(cc, "gpfs_remote_cluster") != NULL, &why, &ok)) {
 	case SCALE_RDMA_OK:
 		check_pass(cc, NULL, "verbs RDMA on verbsPorts", ok.buf);
 		break;
@@ -1072,8 +1079,41 @@ static void run_scale_rdma(struct check_ctx *cc)
 			   "mmdiag --network on the node shows where RDMA runs");
 		break;
 	}
+	strbuf_release(&status);
 	strbuf_release(&why);
 	strbuf_release(&ok);
+}
+
+/*
+ * What the daemon runs with against what the configuration gives the node:
+ * an attribute changed without -i/-I, or a daemon that did not restart
+ * after a change, runs the old value while mmlsconfig shows the new one.
+ */
+static void run_scale_config_running(struct check_ctx *cc)
+{
+	json_t *cfg = fact_parsed(cc->hf, "mmdiag-config"), *lsc = fact_parsed(cc->hf, "mmlsconfig");
+	struct strbuf drift = STRBUF_INIT;
+	char *line;
+	int rc;
+
+	if (!json_is_true(json_object_get(cfg, "ok")) || !json_is_true(json_object_get(lsc, "ok"))) {
+		line = fact_line(cc, json_is_true(json_object_get(cfg, "ok")) ? "mmlsconfig" :
+				 "mmdiag-config", &rc);
+		check_fail(cc, NULL, "running values read", not_installed(rc) ?
+			   "Spectrum Scale not installed" : *line ? line : "no answer",
+			   "start GPFS on the node (stages scale_install, scale_start)");
+		free(line);
+		return;
+	}
+	if (scale_config_drift(lsc, cfg, cc->host->name, check_var_str(cc, "gpfs_nodeclass"),
+			       &drift))
+		check_fail(cc, NULL, "the daemon runs with its configuration", drift.buf,
+			   "restart GPFS on the node (mmshutdown -N NODE; mmstartup -N NODE) or "
+			   "apply with mmchconfig -i where the attribute takes it");
+	else
+		check_pass(cc, NULL, "the daemon runs with its configuration",
+			   "every configured attribute runs with its configured value");
+	strbuf_release(&drift);
 }
 
 static bool is_scale_quorum(const struct check_ctx *cc)
@@ -1859,6 +1899,10 @@ const struct check_def check_defs[] = {
 	{ "scale.rdma", SEV_FAIL, "GPFS moves data over verbs RDMA on verbsPorts",
 	  "fix verbsPorts (gpfs_config) and restart GPFS (stage scale_tune)",
 	  { "scale.state", "ib.port_state" }, is_scale_client, run_scale_rdma },
+	{ "scale.config_running", SEV_FAIL, "the GPFS daemon runs with the values mmlsconfig gives "
+	  "its node (mmdiag --config)",
+	  "restart GPFS on the node (mmshutdown/mmstartup -N NODE), or mmchconfig -i",
+	  { "scale.state" }, is_scale_node, run_scale_config_running },
 	{ "time.skew", SEV_FAIL, "clock close to the admin host's",
 	  "enable and sync chronyd",
 	  { NULL }, NULL, run_time_skew },

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../base/xalloc.h"
 
@@ -37,7 +38,142 @@ static void running_ports(const json_t *ports, struct strbuf *out)
 			    (long long)json_integer_value(json_object_get(p, "port")));
 }
 
+bool scale_verbs_status(const char *out, struct strbuf *ret)
+{
+	static const char key[] = "VERBS RDMA status:";
+	const char *p = out ? strstr(out, key) : NULL;
+
+	if (!p)
+		return false;
+	p += sizeof(key) - 1;
+	p += strspn(p, " \t");
+	strbuf_add(ret, p, strcspn(p, "\r\n"));
+	strbuf_rtrim(ret);
+	return true;
+}
+
+/* "a,b,c" holds `name` (node names compare up to the first dot). */
+static bool label_has(const char *label, const char *name)
+{
+	size_t n = strcspn(name, ".");
+
+	for (const char *p = label; *p; p += strcspn(p, ",") + !!p[strcspn(p, ",")]) {
+		size_t l = strcspn(p, ",");
+		size_t ls = strcspn(p, ".,");
+
+		if ((ls == n || l == n) && !strncmp(p, name, n))
+			return true;
+	}
+	return false;
+}
+
+const char *scale_config_for(const json_t *lsconfig, const char *node, const char *nodeclass,
+			     const char *attr)
+{
+	const json_t *labels = json_object_get(lsconfig, "nodeclasses"), *attrs;
+	const char *label, *by_class = NULL, *v;
+
+	json_object_foreach((json_t *)labels, label, attrs) {
+		if (!strcmp(label, "common") || !(v = json_string_value(json_object_get(attrs, attr))))
+			continue;
+		if (node && label_has(label, node))
+			return v;
+		if (nodeclass && !by_class && label_has(label, nodeclass))
+			by_class = v;
+	}
+	if (by_class)
+		return by_class;
+	return json_string_value(json_object_get(json_object_get(labels, "common"), attr));
+}
+
+/* A GPFS number with an optional binary suffix; false when `s` is not one. */
+static bool gpfs_number(const char *s, double *ret)
+{
+	static const char sfx[] = "KMGTP";
+	char *end;
+	double v = strtod(s, &end);
+	const char *k;
+
+	if (end == s)
+		return false;
+	if (*end && (k = strchr(sfx, end[0] & ~0x20)) && !end[1]) {
+		for (const char *q = sfx; q <= k; q++)
+			v *= 1024;
+		end++;
+	}
+	*ret = v;
+	return !*end;
+}
+
+static int gpfs_bool(const char *s)
+{
+	if (!strcasecmp(s, "yes") || !strcasecmp(s, "enable") || !strcasecmp(s, "true") ||
+	    !strcmp(s, "1"))
+		return 1;
+	if (!strcasecmp(s, "no") || !strcasecmp(s, "disable") || !strcasecmp(s, "false") ||
+	    !strcmp(s, "0"))
+		return 0;
+	return -1;
+}
+
+bool scale_config_same(const char *configured, const char *running)
+{
+	double a, b;
+	int ba = gpfs_bool(configured), bb = gpfs_bool(running);
+
+	if (!strcmp(configured, running))
+		return true;
+	if (ba >= 0 && bb >= 0)
+		return ba == bb;
+	if (gpfs_number(configured, &a) && gpfs_number(running, &b))
+		return a == b;
+	return false;
+}
+
+/* The cluster's identity and settings that no daemon runs with per node. */
+static bool cluster_field(const char *attr)
+{
+	static const char *const fields[] = { "clusterName", "clusterId", "autoload",
+		"dmapiFileHandleSize", "minReleaseLevel", "ccrEnabled", "cipherList",
+		"adminMode", "tiebreakerDisks", "tscCmdPortRange", NULL };
+
+	for (size_t i = 0; fields[i]; i++)
+		if (!strcmp(attr, fields[i]))
+			return true;
+	return false;
+}
+
+size_t scale_config_drift(const json_t *lsconfig, const json_t *running, const char *node,
+			  const char *nodeclass, struct strbuf *out)
+{
+	const json_t *labels = json_object_get(lsconfig, "nodeclasses"), *attrs, *run;
+	const char *label, *attr;
+	json_t *seen = json_object(), *v;
+	size_t n = 0;
+
+	run = json_object_get(running, "attrs");
+	json_object_foreach((json_t *)labels, label, attrs)
+		json_object_foreach((json_t *)attrs, attr, v) {
+			const char *want, *have;
+
+			if (cluster_field(attr) || json_object_get(seen, attr))
+				continue;
+			json_object_set_new(seen, attr, json_true());
+			want = scale_config_for(lsconfig, node, nodeclass, attr);
+			have = json_string_value(json_object_get(run, attr));
+			/* not applying to this node, or not among what the daemon shows */
+			if (!want || !have || scale_config_same(want, have))
+				continue;
+			strbuf_addf(out, "%s%s configured %s, running %s", n ? "; " : "", attr,
+				    want, have);
+			n++;
+		}
+	json_decref(seen);
+	return n;
+}
+
 enum scale_rdma_verdict scale_rdma_judge(const json_t *config, const json_t *network,
+					 const char *configured, const char *verbs_status,
 					 bool want_connections, struct strbuf *why,
 					 struct strbuf *ok)
 {
@@ -52,10 +188,29 @@ enum scale_rdma_verdict scale_rdma_judge(const json_t *config, const json_t *net
 	size_t i;
 	json_t *c;
 
-	if (!rdma || strcmp(rdma, "enable")) {
-		strbuf_addf(why, "verbsRdma is %s on this node's daemon: no RDMA to prove",
-			    rdma ? rdma : "not set");
+	bool want = configured && gpfs_bool(configured) == 1;
+
+	if ((!rdma || gpfs_bool(rdma) != 1) && want) {
+		strbuf_addf(why, "verbsRdma is %s in the configuration (mmlsconfig) but the running "
+			    "daemon has verbsRdma %s (mmdiag --config)%s%s: data goes over TCP; "
+			    "restart GPFS on the node (mmshutdown -N NODE; mmstartup -N NODE) so "
+			    "that it reads its configuration, then check mmfsadm test verbs status",
+			    configured, rdma ? rdma : "not set", verbs_status ?
+			    ", mmfsadm test verbs status: " : "", verbs_status ? verbs_status : "");
+		return SCALE_RDMA_BAD;
+	}
+	if (!rdma || gpfs_bool(rdma) != 1) {
+		strbuf_addf(why, "verbsRdma is %s on this node's daemon and %s in the configuration: "
+			    "no RDMA to prove", rdma ? rdma : "not set",
+			    configured ? configured : "not set");
 		return SCALE_RDMA_OFF;
+	}
+	if (verbs_status && strcmp(verbs_status, "started")) {
+		strbuf_addf(why, "verbsRdma is enabled but mmfsadm test verbs status says \"%s\", not "
+			    "started: data goes over TCP. verbsPorts is '%s': each entry must name a "
+			    "device/port that ibstat shows Active, then restart GPFS on the node",
+			    verbs_status, ports ? ports : "");
+		return SCALE_RDMA_BAD;
 	}
 	running_ports(run, &have);
 	if (!ports || !*ports) {

@@ -18,13 +18,55 @@ enum scale_rdma_verdict {
 };
 
 /*
- * config: parse_mmdiag_config; network: parse_mmdiag_network. Bad when
- * verbsRdma is enabled but RDMA did not start, when a port of verbsPorts
- * is not among the ports RDMA runs on (a typo falls back to TCP), or, with
- * want_connections, when no node is connected over RDMA.
+ * config: parse_mmdiag_config (what the running daemon uses); network:
+ * parse_mmdiag_network. `configured`: verbsRdma as the configuration gives
+ * it for this node (scale_config_for on mmlsconfig; NULL: unknown);
+ * `verbs_status`: the word after "VERBS RDMA status:" of `mmfsadm test
+ * verbs status` (NULL: not read). Bad when the configuration asks for verbs
+ * RDMA and the daemon runs without it (never OFF then: a daemon started
+ * before verbsRdma was set, or one that could not start RDMA, moves data
+ * over TCP), when verbsRdma is enabled but RDMA did not start, when a port
+ * of verbsPorts is not among the ports RDMA runs on (a typo falls back to
+ * TCP), or, with want_connections, when no node is connected over RDMA.
+ * OFF only when neither the configuration nor the daemon enables it.
  */
 enum scale_rdma_verdict scale_rdma_judge(const json_t *config, const json_t *network,
+					 const char *configured, const char *verbs_status,
 					 bool want_connections, struct strbuf *why,
 					 struct strbuf *ok);
+
+/*
+ * The status word(s) of `mmfsadm test verbs status` output ("started",
+ * "disabled", "not started"; the real output starts with a blank line)
+ * into `ret`; false when the output has no "VERBS RDMA status:" line.
+ */
+bool scale_verbs_status(const char *out, struct strbuf *ret);
+
+/*
+ * The value of `attr` that applies to `node` in parse_mmlsconfig's output:
+ * a stanza naming the node, alone or in a list ("[dgx01,dgx02]"), wins over
+ * one naming a node class it belongs to (`nodeclass`, NULL: none known),
+ * which wins over [common]. NULL when none sets it. Borrowed.
+ */
+const char *scale_config_for(const json_t *lsconfig, const char *node, const char *nodeclass,
+			     const char *attr);
+
+/*
+ * True when a configured value and a running one (mmdiag --config) are the
+ * same setting: sizes compare as numbers with GPFS's binary suffixes (16G is
+ * 17179869184, 1M is 1048576), yes/enable/true as 1 and no/disable/false as
+ * 0, anything else as text.
+ */
+bool scale_config_same(const char *configured, const char *running);
+
+/*
+ * Every attribute the configuration sets for `node` (its own stanzas, its
+ * class's, [common]; not the cluster's identity: clusterName, clusterId,
+ * autoload, minReleaseLevel...) whose running value (`running`:
+ * parse_mmdiag_config) differs: one "ATTR configured X, running Y" item
+ * each, "; "-separated, appended to out. Returns how many.
+ */
+size_t scale_config_drift(const json_t *lsconfig, const json_t *running, const char *node,
+			  const char *nodeclass, struct strbuf *out);
 
 #endif

@@ -22,7 +22,8 @@
 #   remote                "cluster<TAB>contact nodes<TAB>sha digest of the key given with -k"
 #   remotefs              "local<TAB>remote<TAB>cluster<TAB>mount point<TAB>options<TAB>automount"
 #   mounts/FS             names of the nodes that have FS mounted
-#   faults/KIND.NAME      cluster-wide view of node faults (gpfs-down, quorum-loss)
+#   faults/KIND.NAME      cluster-wide view of node faults (gpfs-down, quorum-loss,
+#                         gpfs-stop-at, verbs-off)
 # The remote storage cluster (state only, no sshd), under $C/gpfs/storage/:
 #   cluster               NAME ID
 #   nodes                 "address name designation" (its NSD servers, the contact nodes)
@@ -316,16 +317,26 @@ gpfs_lscluster_table() {
 GPFS_ARBITRATE_S=${SIM_GPFS_ARBITRATE_S:-1}
 
 # gpfs_load_states: STATES ("\nname state\n" for every member: active,
-# arbitrating or down), QUORUM_NEED (majority of the quorum nodes),
-# QUORUM_UP (quorum nodes whose daemon runs), UP (active nodes). A started
-# daemon arbitrates first; every running daemon stays arbitrating while
-# fewer than a majority of the quorum nodes run. Faults: gpfs-down.NAME
-# keeps NAME's daemon down; quorum-loss names the one quorum node left.
+# arbitrating or down), QUORUM_NEED (majority of the quorum nodes, or one
+# with tiebreaker disks), QUORUM_UP (quorum nodes whose daemon runs), UP
+# (active nodes). A started daemon arbitrates first; every running daemon
+# stays arbitrating while fewer than QUORUM_NEED quorum nodes run. With
+# `tiebreakerDisks` in [common] and at most eight quorum nodes, one running
+# quorum node keeps quorum (IBM's "node quorum with tiebreaker disks"; the
+# capture in tests/fixtures/tools/SOURCES.md, mmlsconfig/, shows a two-node
+# cluster staying up with one node shut down); the sim's client cluster has
+# no disks of its own, so every quorum node is taken to reach them. Faults:
+# gpfs-down.NAME keeps NAME's daemon down; quorum-loss names the one quorum
+# node left; gpfs-stop-at.NAME "at T" (fired, see gpfs_stop_at_fire): NAME's
+# daemon stopped at T (epoch seconds, fractional) until mmstartup.
 gpfs_load_states() {
 	NOW=${NOW:-$(date +%s)}
+	_ls_nowf=$NOW
+	set -- "$G"/faults/gpfs-stop-at.*
+	[ -e "$1" ] && _ls_nowf=$(date +%s.%N)
 	# one awk for the table, the daemon files and the faults: the shell
 	# reads a byte per system call, and the table grows with the cluster
-	STATES=$(awk -v now="$NOW" -v arb="$GPFS_ARBITRATE_S" -v g="$G" '
+	STATES=$(awk -v now="$NOW" -v nowf="$_ls_nowf" -v arb="$GPFS_ARBITRATE_S" -v g="$G" '
 	function exists(f,   r, l) { r = (getline l < f); close(f); return r >= 0 }
 	{
 		name[NR] = $2; r = "down"; f = g "/daemon/" $2
@@ -336,6 +347,12 @@ gpfs_load_states() {
 		}
 		close(f)
 		if (exists(g "/faults/gpfs-down." $2)) r = "down"
+		sf = g "/faults/gpfs-stop-at." $2
+		if ((getline l < sf) > 0) {
+			split(l, w, " ")
+			if (w[1] == "at" && nowf + 0 >= w[2] + 0) r = "down"
+		}
+		close(sf)
 		if ($4 ~ /quorum/) {
 			qt++
 			if (keep != "" && keep != $2) r = "down"
@@ -343,9 +360,17 @@ gpfs_load_states() {
 		}
 		raw[NR] = r
 	}
-	BEGIN { kf = g "/faults/quorum-loss"; if ((getline keep < kf) <= 0) keep = ""; close(kf) }
+	BEGIN {
+		kf = g "/faults/quorum-loss"; if ((getline keep < kf) <= 0) keep = ""; close(kf)
+		cf = g "/config"; tb = 0
+		while ((getline l < cf) > 0) {
+			split(l, w, "\t")
+			if (w[1] == "common" && w[2] == "tiebreakerDisks" && w[3] != "" && w[3] != "no" && w[3] != "DEFAULT") tb = 1
+		}
+		close(cf)
+	}
 	END {
-		need = int(qt / 2) + 1; ok = (qt == 0 || qu >= need); up = 0
+		need = (tb && qt <= 8) ? 1 : int(qt / 2) + 1; ok = (qt == 0 || qu >= need); up = 0
 		for (i = 1; i <= NR; i++) {
 			r = raw[i]
 			if (r == "up") { if (ok) { r = "active"; up++ } else r = "arbitrating" }
@@ -557,6 +582,58 @@ gpfs_delnode() {
 	gpfs_propagating
 }
 
+# mmchnode --quorum | --nonquorum, --manager | --client, -N NODES: the
+# designations mmlscluster shows. Output as in a real session
+# (github.com/giovannisciortino/giovannisciortino.github.io, the 2015 post on
+# a two-node cluster with tiebreaker disks: "DATE: mmchnode: Processing node
+# gpfs02", then the propagation lines). A quorum or manager designation
+# needs a server licence (IBM's licence designations: only the server
+# licence lets a node be a quorum, manager or NSD server node); the refusal
+# is the sim's wording.
+mmchnode() {
+	q= m= nodes=
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--quorum) q=1;; --nonquorum | --non-quorum) q=0;;
+		--manager) m=1;; --client) m=0;;
+		-N) shift; nodes=${1-};;
+		*) gpfs_fail "Incorrect extra argument: $1";;
+		esac
+		shift
+	done
+	if [ -z "$nodes" ] || [ -z "$q$m" ]; then
+		echo "mmchnode: Missing arguments." >&2
+		echo "Usage: mmchnode {--quorum | --nonquorum} {--manager | --client} -N {Node[,Node...] | NodeFile | NodeClass}" >&2
+		exit 1
+	fi
+	gpfs_require_member
+	gpfs_locked gpfs_chnode "$q" "$m" "$nodes"
+}
+
+gpfs_chnode() {
+	targets=$(gpfs_targets 0 "$3") || exit 1
+	for n in $targets; do
+		_cn_lic=$(awk -v n="$n" '$2 == n { print $5; f = 1 } END { if (!f) print "?" }' "$G/nodes")
+		[ "$_cn_lic" != "?" ] || gpfs_fail "Incorrect node $n specified for command."
+		if [ "$1" = 1 ] || [ "$2" = 1 ]; then
+			[ "$_cn_lic" = server ] ||
+				gpfs_fail "Node $n does not have a server license; a quorum or manager node needs one (mmchlicense server --accept -N $n)."
+		fi
+	done
+	for n in $targets; do
+		echo "$(gpfs_stamp): mmchnode: Processing node $n"
+		awk -v n="$n" -v q="$1" -v m="$2" '
+		$2 == n {
+			hq = ($4 ~ /quorum/); hm = ($4 ~ /manager/)
+			if (q != "") hq = q + 0
+			if (m != "") hm = m + 0
+			$4 = hq && hm ? "quorum-manager" : hq ? "quorum" : hm ? "manager" : "-"
+		}
+		{ print }' "$G/nodes" >"$G/nodes.tmp" && mv "$G/nodes.tmp" "$G/nodes"
+	done
+	gpfs_propagating
+}
+
 mmchlicense() {
 	kind= nodes= accept=0
 	while [ $# -gt 0 ]; do
@@ -613,6 +690,7 @@ mmstartup() {
 gpfs_startup() {
 	NOW=$(date +%s)
 	for n in $TARGETS; do
+		gpfs_stop_at_fired "$n" && { rm -f "$G/faults/gpfs-stop-at.$n"; echo down >"$G/daemon/$n"; }
 		if [ -f "$G/daemon/$n" ]; then
 			read -r _su_st _su_t <"$G/daemon/$n"
 			case $_su_st in active | starting) continue;; esac
@@ -662,8 +740,35 @@ mmshutdown() {
 	echo "$(gpfs_stamp): mmshutdown: Finished"
 }
 
+# The fault gpfs-stop-at (sim-fault): "K S" in faults/gpfs-stop-at.NAME
+# counts mmshutdown runs; the K-th one (on any node) fires it, and NAME's
+# daemon stops S seconds after that (fractional), as a node lost at a chosen
+# moment of an upgrade batch. Fired, the file holds "at T".
+gpfs_stop_at_fire() {
+	for _sa_f in "$G"/faults/gpfs-stop-at.*; do
+		[ -f "$_sa_f" ] || continue
+		read -r _sa_k _sa_s <"$_sa_f"
+		[ "$_sa_k" != at ] || continue
+		_sa_k=$((_sa_k - 1))
+		if [ "$_sa_k" -le 0 ]; then
+			awk -v now="$(date +%s.%N)" -v s="$_sa_s" 'BEGIN { printf "at %.3f\n", now + s }' >"$_sa_f"
+		else
+			echo "$_sa_k $_sa_s" >"$_sa_f"
+		fi
+	done
+}
+
+# gpfs_stop_at_fired NAME: NAME's gpfs-stop-at fault has stopped its daemon.
+gpfs_stop_at_fired() {
+	[ -f "$G/faults/gpfs-stop-at.$1" ] || return 1
+	read -r _sf_k _sf_t <"$G/faults/gpfs-stop-at.$1"
+	[ "$_sf_k" = at ] && awk -v t="$_sf_t" -v now="$(date +%s.%N)" 'BEGIN { exit !(now >= t) }'
+}
+
 gpfs_shutdown() {
+	gpfs_stop_at_fire
 	for n in $TARGETS; do
+		gpfs_stop_at_fired "$n" && rm -f "$G/faults/gpfs-stop-at.$n"
 		echo down >"$G/daemon/$n"
 		rm -f "$G/loaded/$n"
 		for m in "$G"/mounts/*; do
@@ -1387,6 +1492,8 @@ gpfs_verbs() {
 	VERBS=disabled PORTS_OK= PORTS_BAD=
 	_vb_rdma= _vb_ports=
 	[ -f "$G/loaded/$NODE_NAME" ] || { VERBS=down; return 0; }
+	# verbs-off: the daemon runs without verbs RDMA, configured or not
+	[ -e "$G/faults/verbs-off.$NODE_NAME" ] && return 0
 	while read -r _vb_a _vb_v; do
 		case $_vb_a in verbsRdma) _vb_rdma=$_vb_v;; verbsPorts) _vb_ports=$_vb_v;; esac
 	done <"$G/loaded/$NODE_NAME"
@@ -1407,6 +1514,49 @@ gpfs_verbs() {
 	if [ -n "$PORTS_OK" ]; then VERBS=started; else VERBS="not started"; fi
 }
 
+# What the running daemon uses, every attribute, as mmdiag --config lists
+# it: " ! NAME VALUE" for one the configuration changed, "   NAME VALUE" for
+# a default, sorted by name, sizes as plain numbers. The numbers follow the
+# real capture in treydock/gpfs_exporter's collectors tests (`mmdiag --config
+# -Y`: pagepool 4294967296, changed; pagepoolMaxPhysMemPct 75, default);
+# the defaults are IBM's mmchconfig documentation's. The fault verbs-off
+# makes the daemon run with verbsRdma disable whatever the configuration.
+GPFS_DEFAULTS="ignorePrefetchLUNCount no
+maxFilesToCache 4000
+maxMBpS 2048
+maxStatCache 1000
+nsdMaxWorkerThreads 512
+pagepool 1073741824
+pagepoolMaxPhysMemPct 75
+verbsPorts
+verbsRdma disable
+verbsRdmaCm disable
+verbsRdmaSend no
+workerThreads 48"
+gpfs_running_config() {
+	_rc_off=0
+	[ -e "$G/faults/verbs-off.$NODE_NAME" ] && _rc_off=1
+	{ printf '%s\n' "$GPFS_DEFAULTS" | sed 's/^/D /'; sed 's/^/L /' "$G/loaded/$NODE_NAME"; } | awk -v off="$_rc_off" '
+	function num(v,   m, k) {
+		if (v !~ /^[0-9]+[KkMmGgTtPp]$/) return v
+		m = 1; k = index("KMGTP", toupper(substr(v, length(v))))
+		while (k-- > 0) m *= 1024
+		return sprintf("%.0f", substr(v, 1, length(v) - 1) * m)
+	}
+	{ a = $2; v = $0; sub(/^[DL] [^ ]+ ?/, "", v) }
+	$1 == "D" { val[a] = v; chg[a] = 0; next }
+	{ val[a] = num(v); chg[a] = 1 }
+	END {
+		if (off) { val["verbsRdma"] = "disable"; chg["verbsRdma"] = 0 }
+		n = 0
+		for (a in val) names[++n] = a
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && names[j - 1] > names[j]; j--) {
+			t = names[j]; names[j] = names[j - 1]; names[j - 1] = t
+		}
+		for (i = 1; i <= n; i++) printf "%s %s %s\n", chg[names[i]] ? " !" : "  ", names[i], val[names[i]]
+	}'
+}
+
 # Layout reconstructed from IBM's mmdiag documentation and field notes: no
 # capture of a verbs-enabled mmdiag --network is in the fixtures
 # (SOURCES.md, "still not found").
@@ -1422,7 +1572,7 @@ mmdiag() {
 	--config)
 		echo
 		echo "=== mmdiag: config ==="
-		while read -r a v; do printf ' ! %s %s\n' "$a" "$v"; done <"$G/loaded/$NODE_NAME";;
+		gpfs_running_config;;
 	--network)
 		gpfs_verbs
 		num=$(awk -v n="$NODE_NAME" '$2 == n { print $1 }' "$G/nodes")
@@ -1486,6 +1636,9 @@ mmfsadm() {
 		gpfs_state_get st "$NODE_NAME"
 		[ "$st" = down ] && { echo "mmfsadm: The GPFS daemon is not running." >&2; exit 1; }
 		gpfs_verbs
+		# a blank line first, as in treydock/gpfs_exporter's captures
+		# (collectors/verbs_test.go: "VERBS RDMA status: started|disabled")
+		echo
 		echo "VERBS RDMA status: $VERBS";;
 	*) echo "Usage: mmfsadm test verbs status" >&2; exit 1;;
 	esac

@@ -103,6 +103,8 @@ if want scale; then
 	fact mmlsmount mmlsmount all -L
 	fact mmdiag-config mmdiag --config
 	fact mmdiag-network mmdiag --network
+	fact mmfsadm-verbs mmfsadm test verbs status
+	fact mmlsconfig mmlsconfig
 	fact mmhealth mmhealth node show
 fi
 exit 0

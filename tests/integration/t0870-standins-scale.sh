@@ -119,7 +119,9 @@ printf '%s\n' '[dgx]' 'verbsRdma enable' 'verbsRdmaSend yes' 'verbsPorts mlx5_0/
 	fail "mmlsconfig stanzas"
 on "$A" mmdiag --config >"$OUT/cfg"
 grep -qx ' ! maxMBpS 20000' "$OUT/cfg" || fail "-i reaches the running daemon"
-grep -q 'pagepool\|verbsPorts' "$OUT/cfg" && fail "without -i nothing changes before a restart"
+# every attribute is listed (defaults without "!"); none of these changed yet
+grep -q '^ ! pagepool\|^ ! verbsPorts' "$OUT/cfg" && fail "without -i nothing changes before a restart"
+grep -qx '   pagepool 1073741824' "$OUT/cfg" || fail "the default pagepool, as a number: $(cat "$OUT/cfg")"
 on "$A" mmfsadm test verbs status | grep -qx 'VERBS RDMA status: disabled' || fail "verbs before restart"
 on "$A" mmchconfig pagepool=1G -i -N dgx03 >/dev/null || fail "pagepool -i"
 on "$A" mmlsconfig pagepool | grep -qx 'pagepool 1G \[dgx03\]' || fail "[dgx03] stanza"

@@ -77,6 +77,6 @@ echo "$out" | grep -Eq '^  scale_tune +changed +dgx01$' || fail "scale_tune afte
 mm mmlsconfig | grep -q '^\[dgx03\]' && fail "the override is still there"
 # -i: the running daemon drops the 1G at once (it takes the class's value;
 # the sim's stand-in drops the attribute instead)
-sim_ssh 127.0.1.3 /usr/lpp/mmfs/bin/mmdiag --config | grep -q ' pagepool 1G$' &&
+sim_ssh 127.0.1.3 /usr/lpp/mmfs/bin/mmdiag --config | grep -q '^ ! pagepool 1073741824$' &&
 	fail "dgx03 still runs pagepool 1G"
 exit 0

@@ -73,7 +73,11 @@ static void test_sixteen_nodes_batch_four(void **state)
 	upg_plan_release(&p);
 }
 
-/* Five quorum nodes leave room for two at once; a percentage rounds down. */
+/*
+ * Five quorum nodes: GPFS needs 3, bringup keeps 4 (one spare), so one
+ * quorum node a batch; two at once was the issue's lost quorum when a third
+ * went down mid-batch. A percentage rounds down.
+ */
 static void test_five_quorum_percent(void **state)
 {
 	struct upg_node nd[10];
@@ -86,10 +90,19 @@ static void test_five_quorum_percent(void **state)
 		nd[i].roles |= Q;
 	assert_int_equal(upg_plan_make(nd, 10, 50, true, &p, &err), 0);
 	assert_int_equal(p.cap[UPG_LIM_ADMIN], 5);
-	assert_int_equal(p.cap[UPG_LIM_QUORUM], 2);
+	assert_int_equal(p.cap[UPG_LIM_QUORUM], 1);
+	assert_non_null(strstr(p.why[UPG_LIM_QUORUM], "GPFS needs 3, bringup keeps 4 (one spare"));
 	for (size_t b = 0; b < p.nbatches; b++)
-		assert_true(in_batch(&p, b, nd, Q) <= 2);
+		assert_true(in_batch(&p, b, nd, Q) <= 1);
 	upg_plan_release(&p);
+	/* seven quorum nodes: need 4, keep 5, two at once */
+	for (size_t i = 0; i < 7; i++)
+		nd[i].roles |= Q;
+	assert_int_equal(upg_plan_make(nd, 10, 0, false, &p, &err), 0);
+	assert_int_equal(p.cap[UPG_LIM_QUORUM], 2);
+	upg_plan_release(&p);
+	for (size_t i = 5; i < 7; i++)
+		nd[i].roles &= ~Q;
 	/* 1% of 10 nodes is 0: at least one */
 	assert_int_equal(upg_plan_make(nd, 10, 1, true, &p, &err), 0);
 	assert_int_equal(p.cap[UPG_LIM_ADMIN], 1);
@@ -115,7 +128,11 @@ static void test_refused_quorum_lost(void **state)
 	err_clear(&err);
 }
 
-/* One of three down: upgrading any active one would lose quorum. */
+/*
+ * One of three down: no active quorum node can go. The other nodes are
+ * planned (they were refused with the rest before) and the two quorum nodes
+ * left out, named, with the remedy: start the one down.
+ */
 static void test_refused_one_down(void **state)
 {
 	struct upg_node nd[4];
@@ -125,31 +142,85 @@ static void test_refused_one_down(void **state)
 	(void)state;
 	cluster(nd, 4);
 	nd[2].down = true;
-	assert_int_equal(upg_plan_make(nd, 4, 0, false, &p, &err), ERR_STATE);
-	assert_non_null(strstr(err_msg(&err), "would lose Spectrum Scale quorum"));
-	assert_non_null(strstr(err_msg(&err), "upgrading any of dgx[01-02] would leave 1"));
-	assert_non_null(strstr(err_msg(&err), "not active: dgx03 (down)"));
-	err_clear(&err);
+	assert_int_equal(upg_plan_make(nd, 4, 0, false, &p, &err), 0);
+	assert_int_equal(p.nleft, 2);
+	assert_string_equal(nd[p.left[0]].name, "dgx01");
+	assert_string_equal(nd[p.left[1]].name, "dgx02");
+	assert_int_equal(p.nbatches, 1);
+	assert_int_equal(p.batches[0].n, 2); /* dgx03 (down already) and dgx04 */
+	assert_non_null(strstr(p.left_why, "upgrading any of dgx[01-02] would leave 1 active "
+				       "quorum node, below the 2 bringup keeps"));
+	assert_non_null(strstr(p.left_why, "not active: dgx03 (down)"));
+	assert_non_null(strstr(p.left_why, "start GPFS on dgx03 first (mmstartup -N dgx03)"));
+	upg_plan_release(&p);
 }
 
-/* A quorum node already down costs nothing: it goes with an active one. */
-static void test_down_quorum_node_is_free(void **state)
+/*
+ * The Redpaper's topology: one quorum node. Its clients are upgraded; the
+ * quorum node is left out with a real remedy (never "mmstartup -N none").
+ */
+static void test_single_quorum_node(void **state)
 {
-	struct upg_node nd[5];
+	struct upg_node nd[4];
 	struct upg_plan p;
 	struct err err = ERR_INIT;
 
 	(void)state;
-	cluster(nd, 5);
-	nd[3].roles |= Q;
-	nd[4].roles |= Q; /* five quorum nodes, one down: 4 active, majority 3 */
-	nd[4].down = true;
-	assert_int_equal(upg_plan_make(nd, 5, 0, false, &p, &err), 0);
+	cluster(nd, 4);
+	nd[1].roles &= ~Q;
+	nd[2].roles &= ~Q;
+	assert_int_equal(upg_plan_make(nd, 4, 2, false, &p, &err), 0);
+	assert_int_equal(p.nleft, 1);
+	assert_string_equal(nd[p.left[0]].name, "dgx01");
+	assert_int_equal(p.nbatches, 2);
+	assert_int_equal(p.batches[0].n + p.batches[1].n, 3);
+	assert_non_null(strstr(p.left_why, "mmchnode --quorum -N dgx[02-03]"));
+	assert_non_null(strstr(p.left_why, "tiebreakerDisks"));
+	assert_null(strstr(p.left_why, "none"));
+	upg_plan_release(&p);
+}
+
+/* Tiebreaker disks: two quorum nodes may lose one (GPFS needs one). */
+static void test_tiebreaker_disks(void **state)
+{
+	struct upg_node nd[4];
+	struct upg_plan p;
+	struct err err = ERR_INIT;
+
+	(void)state;
+	cluster(nd, 4);
+	nd[2].roles &= ~Q;
+	assert_int_equal(upg_plan_make(nd, 4, 0, false, &p, &err), 0);
+	assert_int_equal(p.nleft, 2);
+	upg_plan_release(&p);
+	assert_int_equal(upg_plan_make_tb(nd, 4, 0, false, true, &p, &err), 0);
+	assert_int_equal(p.nleft, 0);
 	assert_int_equal(p.cap[UPG_LIM_QUORUM], 1);
-	/* dgx01 and dgx05 (down) together; dgx02, dgx03, dgx04 one each */
-	assert_int_equal(p.nbatches, 4);
+	assert_non_null(strstr(p.why[UPG_LIM_QUORUM], "GPFS needs 1 with tiebreaker disks"));
+	upg_plan_release(&p);
+}
+
+/*
+ * A quorum node already down costs nothing: it goes with an active one.
+ * Seven quorum nodes, one down: 6 active, keep 5, one at a time.
+ */
+static void test_down_quorum_node_is_free(void **state)
+{
+	struct upg_node nd[7];
+	struct upg_plan p;
+	struct err err = ERR_INIT;
+
+	(void)state;
+	cluster(nd, 7);
+	for (size_t i = 3; i < 7; i++)
+		nd[i].roles |= Q;
+	nd[6].down = true;
+	assert_int_equal(upg_plan_make(nd, 7, 0, false, &p, &err), 0);
+	assert_int_equal(p.cap[UPG_LIM_QUORUM], 1);
+	/* dgx01 and dgx07 (down) together; dgx02..dgx06 one each */
+	assert_int_equal(p.nbatches, 6);
 	assert_int_equal(p.batches[0].n, 2);
-	assert_string_equal(nd[p.batches[0].nodes[1]].name, "dgx05");
+	assert_string_equal(nd[p.batches[0].nodes[1]].name, "dgx07");
 	upg_plan_release(&p);
 }
 
@@ -275,6 +346,10 @@ static void test_playbook_loads(void **state)
 	assert_int_equal(pb->nstages, 15);
 	assert_string_equal(pb->stages[0].name, "b1-scale-stop");
 	assert_string_equal(pb->stages[0].hosts, "dgx[01,04]");
+	/* the batch's daemons stop one at a time, each through the quorum check,
+	 * and a refused one does not stop the others (the last stage does) */
+	assert_int_equal(pb->stages[0].serial, 1);
+	assert_int_equal(pb->stages[0].max_fail_percent, 100);
 	assert_string_equal(pb->stages[1].module->name, "ofed");
 	assert_int_equal(pb->stages[1].max_fail_percent, -1);
 	assert_string_equal(pb->stages[2].module->name, "peermem");
@@ -415,6 +490,8 @@ int main(void)
 		cmocka_unit_test(test_refused_quorum_lost),
 		cmocka_unit_test(test_refused_one_down),
 		cmocka_unit_test(test_down_quorum_node_is_free),
+		cmocka_unit_test(test_single_quorum_node),
+		cmocka_unit_test(test_tiebreaker_disks),
 		cmocka_unit_test(test_subnet_managers),
 		cmocka_unit_test(test_control_plane),
 		cmocka_unit_test(test_to_parse),

@@ -14,6 +14,9 @@
 #include "../../engine/base/strbuf.h"
 #include "../../engine/validate/validate.h"
 #include "../../engine/validate/validate-int.h"
+#include "../../engine/base/xalloc.h"
+
+#include <unistd.h>
 
 /* Checks the tournament for n players: rounds, disjointness, coverage. */
 static void check_all(size_t n)
@@ -529,10 +532,69 @@ static void test_report_html_legend_not_clipped(void **state)
 	json_decref(j);
 }
 
+/* A report of one rdma stage: every pair of dgx01..04 on mlx5_0/1 and
+ * mlx5_1/1 at gbps, but pairs with dgx03 on mlx5_1 at slow. */
+static json_t *rdma_report(double gbps, double slow)
+{
+	json_t *res = json_array();
+	const char *hosts[] = { "dgx01", "dgx02", "dgx03", "dgx04" };
+	const char *hcas[] = { "mlx5_0", "mlx5_1" };
+
+	for (int a = 0; a < 4; a++)
+		for (int b = a + 1; b < 4; b++)
+			for (int h = 0; h < 2; h++)
+				json_array_append_new(res, json_pack(
+					"{s:s, s:s, s:s, s:i, s:f}", "server", hosts[a], "client",
+					hosts[b], "hca", hcas[h], "port", 1, "gbps",
+					h == 1 && (a == 2 || b == 2) ? slow : gbps));
+	return json_pack("{s:s, s:[{s:s, s:s, s:[], s:o}]}", "cluster", "t", "stages",
+			 "stage", "rdma", "status", "pass", "findings", "results", res);
+}
+
+/* validate-baseline.c: one port below its baseline against every peer is
+ * one warning on that port naming the peers, not one per pair; a pair
+ * dropped alone stays a warning of its own. */
+static void test_baseline_folds_a_port(void **state)
+{
+	char dir[] = "/tmp/bringup-test-baseline-XXXXXX", *path;
+	struct err err = ERR_INIT;
+	json_t *r, *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	r = rdma_report(100, 100);
+	assert_int_equal(validate_baseline(r, dir, 10, &err), 0);
+	assert_true(json_is_true(json_object_get(json_object_get(r, "baseline"), "stored")));
+	json_decref(r);
+
+	r = rdma_report(100, 40);
+	/* and dgx01-dgx02 on mlx5_0 alone */
+	json_real_set(json_object_get(json_array_get(json_object_get(json_array_get(
+		json_object_get(r, "stages"), 0), "results"), 0), "gbps"), 50);
+	assert_int_equal(validate_baseline(r, dir, 10, &err), 0);
+	f = json_object_get(json_array_get(json_object_get(r, "stages"), 0), "findings");
+	assert_int_equal(json_array_size(f), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(f, 0), "host")), "dgx03");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(f, 0), "subject")), "mlx5_1/1");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(f, 0), "message")),
+			    "60% below the baseline against 3 peers: dgx01 40.0 of 100.0, "
+			    "dgx02 40.0 of 100.0, dgx04 40.0 of 100.0");
+	assert_null(json_string_value(json_object_get(json_array_get(f, 1), "host")));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(f, 1), "subject")),
+			    "dgx01-dgx02 mlx5_0/1");
+	assert_string_equal(json_string_value(json_object_get(r, "status")), "warn");
+	json_decref(r);
+	path = xasprintf("%s/validate-baseline.json", dir);
+	unlink(path);
+	free(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_schedule_all),
+		cmocka_unit_test(test_baseline_folds_a_port),
 		cmocka_unit_test(test_schedule_sixteen_nodes_fifteen_rounds),
 		cmocka_unit_test(test_schedule_ring),
 		cmocka_unit_test(test_config_defaults_and_values),

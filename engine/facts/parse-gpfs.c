@@ -102,7 +102,7 @@ static int getstate_line(void *state, struct pline *ln, struct err *err)
 				      json_string(ln->text));
 		return 0;
 	}
-	if (parse_tool_line(st->table.root, ln->text, getstate_failures,
+	if (parse_tool_line(st->table.root, ln->tool, ln->text, getstate_failures,
 			    ARRAY_SIZE(getstate_failures), NULL))
 		return 0;
 	if (st->unreachable && *ln->text)
@@ -387,12 +387,18 @@ static int remotecluster_line(void *state, struct pline *ln, struct err *err)
 int parse_mmremotecluster(const char *buf, size_t len, json_t **ret,
 			  struct err *err)
 {
-	json_t *root = json_object();
+	json_t *root = json_object(), *c;
+	int rc = parse_lines("mmremotecluster", buf, len, remotecluster_line,
+			     jarray_at(root, "clusters"), err);
+	size_t i;
 
-	return parse_done(parse_lines("mmremotecluster", buf, len,
-				      remotecluster_line,
-				      jarray_at(root, "clusters"), err),
-			  root, ret);
+	/* every stanza of mmremotecluster show names its contact nodes;
+	 * mmauth show's stanzas (Cipher list, File system access) do not */
+	json_array_foreach(json_object_get(root, "clusters"), i, c)
+		if (!rc && !json_object_get(c, "contact_nodes"))
+			rc = parse_not_tool("mmremotecluster", err,
+					    "a 'Cluster name:' stanza without 'Contact nodes:'");
+	return parse_done(rc, root, ret);
 }
 
 /*
@@ -446,7 +452,7 @@ static int lsmgr_line(void *state, struct pline *ln, struct err *err)
 	json_t *fs;
 
 	if (!*s || strspn(s, "- ") == strlen(s) ||
-	    parse_tool_line(st->root, s, mmlsmgr_failures, ARRAY_SIZE(mmlsmgr_failures), NULL))
+	    parse_tool_line(st->root, ln->tool, s, mmlsmgr_failures, ARRAY_SIZE(mmlsmgr_failures), NULL))
 		return 0;
 	if ((p = skip_prefix(s, "Cluster manager node:"))) {
 		if (st->manager || lsmgr_node(jobject_at(st->root, "cluster_manager"), trim(p)))
@@ -556,10 +562,20 @@ static int diagconfig_line(void *state, struct pline *ln, struct err *err)
 	bool changed = false;
 	size_t n;
 
-	(void)err;
-	if (!*s || skip_prefix(s, "===") || parse_tool_line(root, s, mmdiag_failures,
-								  ARRAY_SIZE(mmdiag_failures), NULL))
+	if (!*s || parse_tool_line(root, ln->tool, s, mmdiag_failures,
+				   ARRAY_SIZE(mmdiag_failures), NULL))
 		return 0;
+	/* mmdiag always heads its report "=== mmdiag: config ==="; without
+	 * it any "word rest" line would pass for an attribute */
+	if (skip_prefix(s, "===")) {
+		if (strcmp(s, "=== mmdiag: config ==="))
+			return parse_not_tool(ln->tool, err, "a section other than "
+					      "'=== mmdiag: config ==='");
+		jset_bool(root, "header", 1);
+		return 0;
+	}
+	if (!json_object_get(root, "header"))
+		return parse_not_tool(ln->tool, err, "no '=== mmdiag: config ===' header");
 	if (*s == '!') {
 		changed = true;
 		s = trim(s + 1);
@@ -584,6 +600,7 @@ int parse_mmdiag_config(const char *buf, size_t len, json_t **ret, struct err *e
 	jobject_at(root, "attrs");
 	jarray_at(root, "changed");
 	rc = parse_lines("mmdiag-config", buf, len, diagconfig_line, root, err);
+	json_object_del(root, "header");
 	if (!rc && !json_object_size(json_object_get(root, "attrs")) && !parse_failed(root))
 		rc = parse_error_end("mmdiag-config", err, "no 'attribute value' line");
 	if (!rc)
@@ -611,7 +628,7 @@ static int diagnet_line(void *state, struct pline *ln, struct err *err)
 	char *s = ln->text, *p, *tok[2];
 
 	(void)err;
-	if (!*s || parse_tool_line(st->root, s, mmdiag_failures, ARRAY_SIZE(mmdiag_failures), NULL))
+	if (!*s || parse_tool_line(st->root, ln->tool, s, mmdiag_failures, ARRAY_SIZE(mmdiag_failures), NULL))
 		return 0;
 	if (strstr(s, "VERBS RDMA") && (strstr(s, " not ") || strstr(s, "failed"))) {
 		jset_str(st->root, "rdma_status", s);
@@ -797,7 +814,7 @@ static int health_line(void *state, struct pline *ln, struct err *err)
 
 	if (!*ln->text || is_rule(ln->text))
 		return 0;
-	if (parse_tool_line(st->root, ln->text, failures, ARRAY_SIZE(failures), NULL))
+	if (parse_tool_line(st->root, ln->tool, ln->text, failures, ARRAY_SIZE(failures), NULL))
 		return 0;
 	if (!ln->indent && skip_prefix(ln->text, "Component") && strstr(ln->text, "Status")) {
 		if (health_header(st, ln, comp_titles, ARRAY_SIZE(comp_titles)))

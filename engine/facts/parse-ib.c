@@ -47,18 +47,36 @@ static int ib_new_port(struct ib_state *st, const char *num)
 	return 0;
 }
 
-/* What ibstat, ibstatus and ibv_devinfo print instead of a listing (or
- * after part of one: ibstat stops at the first CA it cannot read). */
-static const char *const ib_failures[] = {
-	"ibpanic:", "Fatal error:", "No IB devices found",
-	"Failed to get IB devices list", "iberror:",
+/*
+ * What each tool prints instead of a listing (or after part of one: ibstat
+ * stops at the first CA it cannot read), and only that tool: ibstat is an
+ * infiniband-diags C tool (ibdiag_common.c's IBPANIC/IBEXIT, "ibpanic:",
+ * "iberror:"); ibstatus is a shell script over sysfs ("Fatal error:  device
+ * '*': sys files not found", infiniband-diags scripts/ibstatus);
+ * ibv_devinfo is libibverbs' (libibverbs/examples/devinfo.c: "Failed to
+ * get IB devices list", "No IB devices found").
+ */
+static const char *const ibstat_failures[] = { "ibpanic:", "iberror:" };
+static const char *const ibstatus_failures[] = { "Fatal error:" };
+static const char *const devinfo_failures[] = {
+	"No IB devices found", "Failed to get IB devices list",
 };
 
 /* A failure line is recorded, an ibwarn line kept as a warning; 1 when s
  * was one of them. */
-static int ib_tool_line(struct ib_state *st, const char *s)
+static int ib_tool_line(struct ib_state *st, const char *tool, const char *s)
 {
-	return parse_tool_line(st->root, s, ib_failures, ARRAY_SIZE(ib_failures), "ibwarn:");
+	if (!strcmp(tool, "ibstat"))
+		return parse_tool_line(st->root, tool, s, ibstat_failures,
+				       ARRAY_SIZE(ibstat_failures), "ibwarn:");
+	if (!strcmp(tool, "ibstatus"))
+		return parse_tool_line(st->root, tool, s, ibstatus_failures,
+				       ARRAY_SIZE(ibstatus_failures), NULL);
+	/* libibverbs warns before "No IB devices found" when it has no
+	 * provider ("libibverbs: Warning: couldn't open config directory
+	 * '/etc/libibverbs.d'."): kept as a warning */
+	return parse_tool_line(st->root, tool, s, devinfo_failures,
+			       ARRAY_SIZE(devinfo_failures), "libibverbs: Warning:");
 }
 
 static int ib_done(struct ib_state *st, const char *tool, int rc,
@@ -179,7 +197,7 @@ static int ibstat_line(void *state, struct pline *ln, struct err *err)
 	struct ib_state *st = state;
 	char *s = ln->text, *key, *val, *p;
 
-	if (!*s || ib_tool_line(st, s))
+	if (!*s || ib_tool_line(st, ln->tool, s))
 		return 0;
 	/* "ibstat CA PORT" prints "CA: 'name'" and unindented port fields */
 	if (((p = skip_prefix(s, "CA '")) || (p = skip_prefix(s, "CA: '"))) &&
@@ -254,7 +272,7 @@ static int ibstatus_line(void *state, struct pline *ln, struct err *err)
 	struct ib_state *st = state;
 	char *s = ln->text, *key, *val, *p;
 
-	if (!*s || ib_tool_line(st, s))
+	if (!*s || ib_tool_line(st, ln->tool, s))
 		return 0;
 	if ((p = skip_prefix(s, "Infiniband device '"))) {
 		if (ibstatus_header(st, p))
@@ -332,7 +350,7 @@ static int devinfo_line(void *state, struct pline *ln, struct err *err)
 	struct ib_state *st = state;
 	char *s = ln->text, *key, *val;
 
-	if (!*s || (ln->indent == 0 && ib_tool_line(st, s)))
+	if (!*s || (ln->indent == 0 && ib_tool_line(st, ln->tool, s)))
 		return 0;
 	if (ln->indent == 0) {
 		if (!split_kv(s, ':', &key, &val) || strcmp(key, "hca_id") || !*val)
@@ -402,7 +420,7 @@ static int sminfo_line(void *state, struct pline *ln, struct err *err)
 		return 0;
 	}
 	/* The shell's "bash: sminfo: command not found" (OFED not installed). */
-	if (parse_tool_line(root, ln->text, NULL, 0, NULL))
+	if (parse_tool_line(root, ln->tool, ln->text, NULL, 0, NULL))
 		return 0;
 	if (sscanf(ln->text, "sminfo: sm lid %lld sm guid %63[^,], activity count %lld priority %lld state %lld %63s%n",
 		   &lid, guid, &count, &prio, &smstate, name, &used) != 6 ||
@@ -442,7 +460,7 @@ static int ofed_info_line(void *state, struct pline *ln, struct err *err)
 
 	if (!*s)
 		return 0;
-	if (tool_failure_line(s, NULL, 0)) {
+	if (tool_failure_line(ln->tool, s, NULL, 0)) {
 		parse_failure(root, s);
 		return 0;
 	}

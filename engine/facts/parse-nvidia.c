@@ -24,10 +24,10 @@ static const char *const smi_failures[] = {
  * 0000:05:00.0" (printed on stderr after the report) is kept as a warning.
  * 1 when s was one of them.
  */
-static int smi_tool_line(json_t *root, const char *s)
+static int smi_tool_line(json_t *root, const char *tool, const char *s)
 {
 	/* the lines after a failure explain it ("NVML library version: 570.124") */
-	if (tool_failure_line(s, smi_failures, ARRAY_SIZE(smi_failures)) ||
+	if (tool_failure_line(tool, s, smi_failures, ARRAY_SIZE(smi_failures)) ||
 	    json_is_false(json_object_get(root, "ok"))) {
 		parse_failure(root, s);
 		return 1;
@@ -201,7 +201,7 @@ static int smi_line(void *state, struct pline *ln, struct err *err)
 		return 0;
 	}
 	if (*s != '|') {
-		if (smi_tool_line(st->root, s))
+		if (smi_tool_line(st->root, ln->tool, s))
 			return 0;
 		if (st->part != SMI_TOP || json_object_get(st->root, "timestamp"))
 			return pline_error(ln, err, "not a table line");
@@ -392,7 +392,7 @@ static int smiq_line(void *state, struct pline *ln, struct err *err)
 	int has_val;
 
 	if (!*s || skip_prefix(s, "=====") ||
-	    (ln->indent == 0 && smi_tool_line(st->root, s)))
+	    (ln->indent == 0 && smi_tool_line(st->root, ln->tool, s)))
 		return 0;
 	if (ln->indent % 4 || level >= SMIQ_MAX_DEPTH || level > st->depth)
 		return pline_error(ln, err, "unexpected indentation");
@@ -580,7 +580,7 @@ static int topo_line(void *state, struct pline *ln, struct err *err)
 	struct topo_state *st = state;
 	char *s = ln->text, *key, *val;
 
-	if (!*s || (st->part != TOPO_LEGEND && smi_tool_line(st->root, s)))
+	if (!*s || (st->part != TOPO_LEGEND && smi_tool_line(st->root, ln->tool, s)))
 		return 0;
 	if (!strcmp(s, "Legend:")) {
 		st->part = TOPO_LEGEND;

@@ -32,6 +32,7 @@ static const struct parser parsers[] = {
 	{ "mmremotecluster", "GPFS remote cluster definitions (mmremotecluster show)", parse_mmremotecluster },
 	{ "mmremotefs", "GPFS remote file systems (mmremotefs show)", parse_mmremotefs },
 	{ "modinfo", "a kernel module's build: version, depends, vermagic (modinfo)", parse_modinfo },
+	{ "nccl-debug", "NCCL_DEBUG=INFO log: network, IB devices/ports, transports, GDR per GPU and peer", parse_nccl_debug },
 	{ "nccl-tests", "nccl-tests results (all_reduce_perf etc., old and new layouts)", parse_nccl_tests },
 	{ "nvidia-smi", "GPU summary table (nvidia-smi)", parse_nvidia_smi },
 	{ "nvidia-smi-q", "GPU details (nvidia-smi -q): ids, clock event reasons, remapped rows, PCIe link", parse_nvidia_smi_q },

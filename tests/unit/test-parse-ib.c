@@ -329,6 +329,26 @@ static void test_ib_tool_failures(void **state)
 	j = parse_text("ibstat", "sh: 1: ibstat: not found\n", 25);
 	assert_tool_failure(j, NULL);
 	json_decref(j);
+	j = parse_text("ibstat", "bash: line 1: ibstat: command not found\n", 40);
+	assert_tool_failure(j, "bash: line 1: ibstat: command not found");
+	json_decref(j);
+	/* libibverbs' provider warnings before the tool's own failure */
+	j = parse_fixture("ibv_devinfo", "no_ib_devices_found_libibverbs_no_config_dir.txt");
+	assert_tool_failure(j, "No IB devices found");
+	assert_jstr_at(j, "warnings/0", "libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'.");
+	json_decref(j);
+	j = parse_fixture("ibv_devinfo", "no_ib_devices_found_no_userspace_driver_pib.txt");
+	assert_tool_failure(j, "No IB devices found");
+	assert_jsize_at(j, "warnings", 2);
+	json_decref(j);
+	/* a sibling's missing command or library error is not this tool's
+	 * output (issue 26) */
+	expect_error_text("ibstat", "bash: ofed_info: command not found\n", 35,
+			  "ibstat: line 1");
+	expect_error_text("ibstatus", "Failed to get IB devices list: Function not implemented\n", 56,
+			  "ibstatus: line 1");
+	expect_error_text("ibv_devinfo", "Fatal error:  device '*': sys files not found\n", 46,
+			  "ibv_devinfo: line 1");
 }
 
 /* ofed_info -n is a bare version (no flavour); old releases' full first

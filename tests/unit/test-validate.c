@@ -590,11 +590,50 @@ static void test_baseline_folds_a_port(void **state)
 	rmdir(dir);
 }
 
+/* Issue 26: a run with no results table (it failed or hung) is still
+ * judged on its NCCL_DEBUG lines: the host on sockets, the host whose
+ * network paths lack GDRDMA (real logs: tests/fixtures/tools/nccl-debug). */
+static void test_nccl_info_without_table(void **state)
+{
+	static const char *const files[] = {
+		"tests/fixtures/tools/nccl-debug/nccl_2_3_no_ib_devices_fallback_to_socket.txt",
+		"tests/fixtures/tools/nccl-debug/nccl_2_4_ib_gdr_disabled_distance_via_net_ib_0_no_gdrdma_excerpt.txt",
+	};
+	static const char *const hosts[] = { "ml3", "master_node" };
+	static const char *const want[] = { "NCCL used NET/Socket", "without GDRDMA" };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		char chunk[4096], *f;
+		size_t got;
+		FILE *in = fopen(files[i], "r");
+		json_t *info;
+
+		assert_non_null(in);
+		while ((got = fread(chunk, 1, sizeof(chunk), in)) > 0)
+			strbuf_add(&sb, chunk, got);
+		fclose(in);
+		info = validate_nccl_info(sb.buf, sb.len);
+		assert_non_null(info);
+		f = validate_mpi_host_fault(json_object_get(json_object_get(info, "hosts"), hosts[i]),
+					    true, true);
+		assert_non_null(f);
+		if (!strstr(f, want[i]))
+			fail_msg("%s: '%s' lacks '%s'", files[i], f, want[i]);
+		free(f);
+		json_decref(info);
+		strbuf_release(&sb);
+	}
+	assert_null(validate_nccl_info("epoch 1\n", 8));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_schedule_all),
 		cmocka_unit_test(test_baseline_folds_a_port),
+		cmocka_unit_test(test_nccl_info_without_table),
 		cmocka_unit_test(test_schedule_sixteen_nodes_fifteen_rounds),
 		cmocka_unit_test(test_schedule_ring),
 		cmocka_unit_test(test_config_defaults_and_values),

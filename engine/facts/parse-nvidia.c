@@ -259,6 +259,28 @@ static int smi_line(void *state, struct pline *ln, struct err *err)
 	return 0;
 }
 
+/* "ERR!" is what nvidia-smi prints for a field NVML failed to read (a dead
+ * fan, a power sensor): kept as the value, and said once per GPU and field
+ * in "warnings", since a GPU with one is not healthy whatever its number
+ * columns say. */
+static void smi_err_warnings(json_t *root)
+{
+	json_t *gpu, *v;
+	const char *key;
+	size_t i;
+
+	json_array_foreach(json_object_get(root, "gpus"), i, gpu)
+		json_object_foreach(gpu, key, v)
+			if (json_is_string(v) && !strcmp(json_string_value(v), "ERR!")) {
+				char *w = xasprintf("GPU %lld: %s is ERR! (NVML could not read it)",
+						    json_integer_value(json_object_get(gpu, "index")),
+						    key);
+
+				parse_warning(root, w);
+				free(w);
+			}
+}
+
 int parse_nvidia_smi(const char *buf, size_t len, json_t **ret, struct err *err)
 {
 	struct smi_state st = { 0 };
@@ -270,6 +292,8 @@ int parse_nvidia_smi(const char *buf, size_t len, json_t **ret, struct err *err)
 	if (!rc && !parse_failed(st.root) &&
 	    !json_object_get(st.root, "driver_version"))
 		rc = parse_error_end("nvidia-smi", err, "no NVIDIA-SMI banner");
+	if (!rc)
+		smi_err_warnings(st.root);
 	return parse_done(rc, st.root, ret);
 }
 

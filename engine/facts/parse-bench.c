@@ -1,7 +1,8 @@
 /*
  * Training-fabric benchmarks: nccl-tests (all_reduce_perf and friends, both
  * the pre-2021 layout with an "error" column and the newer one with "root"
- * and "#wrong"), tf_cnn_benchmarks (also under horovod/mpirun) and NVIDIA
+ * and "#wrong"), a bare NCCL_DEBUG=INFO log (nccl-debug), tf_cnn_benchmarks
+ * (also under horovod/mpirun), Horovod's synthetic benchmarks and NVIDIA
  * DeepLearningExamples' PyTorch ResNet-50 v1.5 (DLLogger lines).
  */
 #include "parse.h"
@@ -618,6 +619,97 @@ int parse_tf_cnn_benchmarks(const char *buf, size_t len, json_t **ret,
 	if (!rc && !json_object_get(st.root, "total_images_per_sec") &&
 	    !json_array_size(st.steps))
 		rc = parse_error_end("tf_cnn_benchmarks", err, "no steps and no total");
+	return parse_done(rc, st.root, ret);
+}
+
+/* ---- Horovod's synthetic benchmarks (TensorFlow, TensorFlow 2, PyTorch) ---- */
+
+/*
+ * examples/tensorflow2/tensorflow2_synthetic_benchmark.py and its PyTorch
+ * and TF1 siblings log "Model: X", "Batch size: N", "Number of GPUs: N",
+ * then "Iter #I: X img/sec per GPU" and at the end "Img/sec per GPU: X +-C"
+ * and "Total img/sec on N GPU(s): X +-C" (log() in the scripts; C is 1.96
+ * standard deviations). Under mpirun --tag-output each line carries
+ * "[1,0]<stdout>:". {"model", "batch_size", "num_devices", "device",
+ * "iterations": [{"iter", "images_per_sec"}], "images_per_sec_per_device",
+ * "total_images_per_sec", "total_conf", "total_devices"}.
+ */
+struct hvdsyn_state {
+	json_t *root;
+	bool total;
+};
+
+/* "[1,0]<stdout>:" of Open MPI's --tag-output */
+static const char *skip_mpi_tag(const char *s)
+{
+	const char *close = *s == '[' ? strstr(s, "]<std") : NULL;
+	const char *colon = close ? strchr(close, ':') : NULL;
+
+	return colon && colon - close == 9 ? colon + 1 : s;
+}
+
+static int hvdsyn_line(void *state, struct pline *ln, struct err *err)
+{
+	struct hvdsyn_state *st = state;
+	const char *s = skip_mpi_tag(ln->text), *p;
+	char dev[16];
+	long long n;
+	double x, c;
+	int used = 0;
+
+	s += strspn(s, " \t");
+	/* blank, the authors' elisions ("...", ":"), progress, NCCL's banner */
+	if (!*s || strspn(s, ".:") == strlen(s) || !strcmp(s, "Running warmup...") ||
+	    !strcmp(s, "Running benchmark..."))
+		return 0;
+	if ((p = skip_prefix(s, "NCCL version "))) {
+		jset_str(st->root, "nccl_version", p);
+		return 0;
+	}
+	if ((p = skip_prefix(s, "Model: "))) {
+		jset_str(st->root, "model", p);
+		return 0;
+	}
+	if ((p = skip_prefix(s, "Batch size: ")) && !parse_ll(p, 10, &n)) {
+		jset_int(st->root, "batch_size", n);
+		return 0;
+	}
+	if (sscanf(s, "Number of %15[A-Z]s: %lld%n", dev, &n, &used) == 2 && !s[used]) {
+		jset_int(st->root, "num_devices", n);
+		jset_str(st->root, "device", dev);
+		return 0;
+	}
+	if (sscanf(s, "Iter #%lld: %lf img/sec per %15s%n", &n, &x, dev, &used) == 3 && !s[used]) {
+		json_t *it = jarray_new_object(jarray_at(st->root, "iterations"));
+
+		jset_int(it, "iter", n);
+		jset_real(it, "images_per_sec", x);
+		return 0;
+	}
+	if (sscanf(s, "Img/sec per %15[A-Z]: %lf +-%lf%n", dev, &x, &c, &used) == 3) {
+		jset_real(st->root, "images_per_sec_per_device", x);
+		jset_real(st->root, "per_device_conf", c);
+		return 0;
+	}
+	if (sscanf(s, "Total img/sec on %lld %15[A-Z](s): %lf +-%lf%n", &n, dev, &x, &c,
+		   &used) == 4) {
+		jset_int(st->root, "total_devices", n);
+		jset_real(st->root, "total_images_per_sec", x);
+		jset_real(st->root, "total_conf", c);
+		st->total = true;
+		return 0;
+	}
+	return pline_error(ln, err, "not a Horovod synthetic benchmark line");
+}
+
+int parse_horovod_synthetic(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	struct hvdsyn_state st = { json_object(), false };
+	int rc = parse_lines("horovod-synthetic", buf, len, hvdsyn_line, &st, err);
+
+	if (!rc && !st.total && !json_array_size(json_object_get(st.root, "iterations")))
+		rc = parse_not_tool("horovod-synthetic", err,
+				    "no 'Iter #N' and no 'Total img/sec on N GPU(s)' line");
 	return parse_done(rc, st.root, ret);
 }
 

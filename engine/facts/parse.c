@@ -11,6 +11,7 @@ static const struct parser parsers[] = {
 	{ "dle-resnet50", "DeepLearningExamples PyTorch ResNet-50 run (DLLogger lines): images/sec", parse_dle_resnet50 },
 	{ "dmesg-modules", "kernel module loader's unknown/mismatched symbols (dmesg lines)", parse_dmesg_modules },
 	{ "getenforce", "SELinux mode (Enforcing/Permissive/Disabled)", parse_getenforce },
+	{ "horovod-synthetic", "Horovod's synthetic benchmark (TF, TF2, PyTorch): img/sec per GPU and total", parse_horovod_synthetic },
 	{ "ibdev2netdev", "HCA port to network device, Up/Down (ibdev2netdev)", parse_ibdev2netdev },
 	{ "ibhosts", "the fabric's channel adapters (ibhosts)", parse_ibhosts },
 	{ "iblinkinfo", "InfiniBand fabric links, both ends (iblinkinfo)", parse_iblinkinfo },

@@ -75,7 +75,8 @@ parse_fn parse_dcgmi_diag;
  */
 json_t *dcgmi_diag_problems(const json_t *diag);
 /* parse-bench.c */
-parse_fn parse_nccl_tests, parse_nccl_debug, parse_tf_cnn_benchmarks, parse_dle_resnet50;
+parse_fn parse_nccl_tests, parse_nccl_debug, parse_tf_cnn_benchmarks, parse_dle_resnet50,
+	parse_horovod_synthetic;
 /* parse-sshpeer.c */
 parse_fn parse_ssh_peer;
 

@@ -325,11 +325,45 @@ static void test_nccl_debug(void **state)
 			  "nccl-debug: not nccl-debug output");
 }
 
+/* Issue 26: Horovod's synthetic benchmark ("Total img/sec on N GPU(s)"),
+ * TF2 and PyTorch alike, also under mpirun --tag-output; other benchmarks'
+ * output is not its own. */
+static void test_horovod_synthetic(void **state)
+{
+	json_t *j = parse_fixture("horovod-synthetic", "tf2_synthetic_resnet50_8gpu_p100_elided.txt");
+
+	(void)state;
+	assert_jstr_at(j, "model", "ResNet50");
+	assert_jint_at(j, "batch_size", 32);
+	assert_jint_at(j, "num_devices", 8);
+	assert_jsize_at(j, "iterations", 10);
+	assert_jnum_at(j, "iterations/9/images_per_sec", 177.8);
+	assert_jnum_at(j, "images_per_sec_per_device", 174.9);
+	assert_jint_at(j, "total_devices", 8);
+	assert_jnum_at(j, "total_images_per_sec", 1399.1);
+	assert_jnum_at(j, "total_conf", 29.3);
+	json_decref(j);
+	j = parse_fixture("horovod-synthetic", "tf2_synthetic_resnet50_8gpu_mpirun_tag_output_elided.txt");
+	assert_jnum_at(j, "total_images_per_sec", 4800.1);
+	assert_jsize_at(j, "iterations", 10);
+	json_decref(j);
+	j = parse_fixture("horovod-synthetic", "pytorch_synthetic_resnet50_4gpu_issue_712.txt");
+	assert_jstr_at(j, "model", "resnet50");
+	assert_jnum_at(j, "total_images_per_sec", 432.8);
+	assert_jint_at(j, "total_devices", 4);
+	json_decref(j);
+	expect_error("horovod-synthetic", "../tf_cnn_benchmarks/tf_cnn_benchmarks_resnet50_1gpu_synthetic_2017.txt",
+		     "horovod-synthetic: line 1: not a Horovod synthetic benchmark line");
+	expect_error_text("horovod-synthetic", "Model: ResNet50\n", 16,
+			  "horovod-synthetic: not horovod-synthetic output");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nccl_tests_version_line_and_failure),
 		cmocka_unit_test(test_nccl_debug),
+		cmocka_unit_test(test_horovod_synthetic),
 		cmocka_unit_test(test_nccl_dgx1_openshift_old_layout),
 		cmocka_unit_test(test_nccl_h100_new_layout),
 		cmocka_unit_test(test_nccl_debug_info_indented),

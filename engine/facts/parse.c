@@ -19,6 +19,8 @@ static const struct parser parsers[] = {
 	{ "ibstat", "InfiniBand CAs and ports (ibstat)", parse_ibstat },
 	{ "ibstatus", "InfiniBand port status (ibstatus script)", parse_ibstatus },
 	{ "ibv_devinfo", "verbs devices and ports (ibv_devinfo, -v, -vv)", parse_ibv_devinfo },
+	{ "kubectl-describe-node", "a node's description: labels, taints, conditions, capacity, allocatable, allocated (kubectl/oc describe node)", parse_kubectl_describe_node },
+	{ "kubectl-get-nodes", "nodes with status, roles, version (kubectl/oc get nodes, -o wide)", parse_kubectl_get_nodes },
 	{ "lsmod", "loaded kernel modules (lsmod, also grepped lines)", parse_lsmod },
 	{ "lspci", "PCI devices with PCIe link capability/status (lspci -vvv, or its LnkCap/LnkSta lines)", parse_lspci },
 	{ "mmdiag-config", "GPFS daemon's running configuration (mmdiag --config)", parse_mmdiag_config },

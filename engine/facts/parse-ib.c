@@ -1,6 +1,6 @@
 /*
  * InfiniBand tool outputs: ibstat, ibstatus, ibv_devinfo (plain, -v, -vv),
- * sminfo and ofed_info -s. The three port listings come out in one shape:
+ * sminfo, ofed_info -s and saquery's records. The three port listings come out in one shape:
  * {"cas": [{"name", ..., "ports": [{"port", "state", "physical_state",
  * "rate" (Gb/s), "base_lid", "sm_lid", "port_guid", "link_layer", ...}]}]}.
  */
@@ -514,4 +514,78 @@ int parse_ofed_info(const char *buf, size_t len, json_t **ret, struct err *err)
 	if (!rc && !parse_failed(root) && !json_object_get(root, "version_string"))
 		rc = parse_error_end("ofed_info", err, "no version line");
 	return parse_done(rc, root, ret);
+}
+
+/*
+ * saquery (infiniband-diags): the subnet administrator's records, each
+ * "TYPE dump:" ("NodeRecord dump:", "PortInfoRecord dump:", "LinkRecord
+ * dump:", ...) then "\t\tfield......value" lines, the dots padding the
+ * field name (saquery.c's dump_* functions). {"records": [{"type",
+ * "fields": {field: value}}]}, and for NodeRecords "nodes": [{"lid",
+ * "node_type", "node_guid", "port_guid", "port_num", "description"}]; lid
+ * and port_num are decimal in newer saquery, 0x hex in older. Its iberror
+ * lines are ok:false.
+ */
+struct saq_state {
+	json_t *root, *rec;
+};
+
+static const char *const saq_failures[] = { "saquery: iberror:", "iberror:", "ibpanic:" };
+
+static void saq_node(json_t *root, json_t *fields)
+{
+	static const struct { const char *from, *to; } keys[] = {
+		{ "node_type", "node_type" }, { "node_guid", "node_guid" },
+		{ "port_guid", "port_guid" }, { "NodeDescription", "description" },
+	};
+	json_t *n = jarray_new_object(jarray_at(root, "nodes"));
+	long long v;
+
+	if (!parse_ll(json_string_value(json_object_get(fields, "lid")), 0, &v))
+		jset_int(n, "lid", v);
+	if (!parse_ll(json_string_value(json_object_get(fields, "port_num")), 0, &v))
+		jset_int(n, "port_num", v);
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		jset_str(n, keys[i].to, json_string_value(json_object_get(fields, keys[i].from)));
+}
+
+static int saq_line(void *state, struct pline *ln, struct err *err)
+{
+	struct saq_state *st = state;
+	char *s = ln->text, *dots;
+	size_t n = strlen(s);
+
+	if (!*s || parse_tool_line(st->root, ln->tool, s, saq_failures, ARRAY_SIZE(saq_failures),
+				   "ibwarn:"))
+		return 0;
+	if (n > 6 && !strcmp(s + n - 6, " dump:") &&
+	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") == n - 6) {
+		s[n - 6] = '\0';
+		st->rec = jarray_new_object(jarray_at(st->root, "records"));
+		jset_str(st->rec, "type", s);
+		jobject_at(st->rec, "fields");
+		return 0;
+	}
+	dots = strstr(s, "..");
+	if (!dots || dots == s || !st->rec)
+		return parse_not_tool(ln->tool, err, "a line that is no 'TYPE dump:' or 'field....value'");
+	*dots = '\0';
+	dots += strspn(dots + 1, ".") + 1;
+	jset_str(json_object_get(st->rec, "fields"), s, dots);
+	return 0;
+}
+
+int parse_saquery(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	struct saq_state st = { json_object(), NULL };
+	int rc = parse_lines("saquery", buf, len, saq_line, &st, err);
+	json_t *r;
+	size_t i;
+
+	if (!rc && !st.rec && !parse_failed(st.root))
+		rc = parse_not_tool("saquery", err, "no 'TYPE dump:' record");
+	json_array_foreach(json_object_get(st.root, "records"), i, r)
+		if (!rc && !strcmp(json_string_value(json_object_get(r, "type")), "NodeRecord"))
+			saq_node(st.root, json_object_get(r, "fields"));
+	return parse_done(rc, st.root, ret);
 }

@@ -44,6 +44,7 @@ static const struct parser parsers[] = {
 	{ "os-release", "/etc/os-release KEY=VALUE pairs", parse_os_release },
 	{ "perfquery", "InfiniBand port counters (perfquery -x, plain, -E)", parse_perfquery },
 	{ "perftest", "perftest results (ib_write_bw, ib_read_bw, ...)", parse_perftest },
+	{ "saquery", "subnet administrator records, NodeRecords as nodes (saquery)", parse_saquery },
 	{ "sminfo", "InfiniBand subnet manager (sminfo)", parse_sminfo },
 	{ "ssh-peer", "node-to-node BatchMode SSH logins, one line a peer (precheck's ssh-peer.sh)", parse_ssh_peer },
 	{ "tf_cnn_benchmarks", "tf_cnn_benchmarks run: model, batch, steps, images/sec", parse_tf_cnn_benchmarks },

@@ -41,7 +41,7 @@ const struct parser *parser_list(size_t *ret_n);
 
 /* parse-ib.c */
 parse_fn parse_ibstat, parse_ibstatus, parse_ibv_devinfo, parse_sminfo,
-	parse_ofed_info;
+	parse_ofed_info, parse_saquery;
 /* parse-nvidia.c */
 parse_fn parse_nvidia_smi, parse_nvidia_smi_q, parse_nvidia_smi_topo;
 /* parse-pci.c */

@@ -27,6 +27,7 @@ static const struct {
 	{ "iblinkinfo", "ibstat", "ibpanic_azure_an0_stat_failed_only_line", "IBPANIC" },
 	{ "ibnetdiscover", "ibstat", "ibpanic_azure_an0_stat_failed_only_line", "IBPANIC" },
 	{ "perfquery", "ibstat", "ibpanic_azure_an0_stat_failed_only_line", "IBPANIC" },
+	{ "saquery", "ibstat", "ibpanic_azure_an0_stat_failed_only_line", "IBPANIC" },
 	/* nccl-tests run under NCCL_DEBUG=INFO: NCCL's own log lines are in
 	 * its output, and nccl-debug reads them (validate does, when the
 	 * run has no table) */

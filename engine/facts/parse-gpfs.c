@@ -1,7 +1,7 @@
 /*
  * IBM Spectrum Scale (GPFS) administration commands: mmgetstate,
  * mmlscluster, mmlsconfig, mmlsmount, mmremotecluster show, mmremotefs show,
- * mmlsnodeclass, mmlsmgr.
+ * mmlsnodeclass, mmlsmgr, mmlsfileset.
  */
 #include "parse.h"
 #include "parse-util.h"
@@ -879,5 +879,115 @@ int parse_mmhealth(const char *buf, size_t len, json_t **ret, struct err *err)
 		rc = parse_error_end("mmhealth", err, "no component table");
 	if (!rc)
 		parse_failed(st.root);
+	return parse_done(rc, st.root, ret);
+}
+
+/*
+ * mmlsfileset DEVICE [-L]: "Filesets in file system 'fs1':", a header, one
+ * row a fileset. Plain: "Name Status Path" (Path "--" when unlinked). -L:
+ * "Name Id RootInode ParentId Created InodeSpace MaxInodes AllocInodes
+ * Comment", Created being ctime's five words; a name longer than its
+ * column pushes the rest of its row right (IBM's CSI filesets), so rows
+ * are read by words, not columns. {"file_system", "filesets": [...]}; an
+ * "mmlsfileset: ..." line is ok:false.
+ */
+struct lsfileset_state {
+	json_t *root;
+	int layout;           /* 0: before the header; 1 plain; 2 -L */
+};
+
+static int lsfileset_long_row(json_t *fs, char *s)
+{
+	/* the words that are whole numbers, by position */
+	static const char *const ints[12] = { [1] = "id", [2] = "root_inode", [9] = "inode_space",
+					      [10] = "max_inodes", [11] = "alloc_inodes" };
+	char *tok[13];
+	size_t n = split_ws(s, tok, 13);
+	long long v;
+
+	if (n < 12)
+		return -1;
+	jset_str(fs, "name", tok[0]);
+	for (size_t i = 1; i < 12; i++) {
+		if (!ints[i])
+			continue;
+		if (parse_ll(tok[i], 10, &v))
+			return -1;
+		jset_int(fs, ints[i], v);
+	}
+	if (strcmp(tok[3], "--") && !parse_ll(tok[3], 10, &v))
+		jset_int(fs, "parent_id", v);
+	else if (strcmp(tok[3], "--"))
+		return -1;
+	{
+		char *created = xasprintf("%s %s %s %s %s", tok[4], tok[5], tok[6], tok[7], tok[8]);
+
+		jset_str(fs, "created", created);
+		free(created);
+	}
+	jset_str(fs, "comment", n == 13 ? tok[12] : "");
+	return 0;
+}
+
+static int lsfileset_line(void *state, struct pline *ln, struct err *err)
+{
+	static const char *const failures[] = { "mmlsfileset: " };
+	struct lsfileset_state *st = state;
+	char *s = ln->text, *p, *tok[3];
+	json_t *fs;
+
+	if (!*s || parse_tool_line(st->root, ln->tool, s, failures, ARRAY_SIZE(failures), NULL))
+		return 0;
+	if ((p = skip_prefix(s, "Filesets in file system "))) {
+		size_t n = strlen(p);
+
+		if (n && p[n - 1] == ':')
+			p[--n] = '\0';
+		if (n >= 2 && *p == '\'' && p[n - 1] == '\'') {
+			p[n - 1] = '\0';
+			p++;
+		}
+		jset_str(st->root, "file_system", p);
+		jarray_at(st->root, "filesets");
+		st->layout = 0;
+		return 0;
+	}
+	if (!json_object_get(st->root, "file_system"))
+		return parse_not_tool(ln->tool, err, "no 'Filesets in file system' line first");
+	if (!st->layout) {
+		if (skip_prefix(s, "Name ") && strstr(s, " RootInode ") && strstr(s, " AllocInodes"))
+			st->layout = 2;
+		else if (skip_prefix(s, "Name ") && strstr(s, " Status ") && strstr(s, " Path"))
+			st->layout = 1;
+		else
+			return pline_error(ln, err, "expected the 'Name ...' header");
+		return 0;
+	}
+	fs = jarray_new_object(json_object_get(st->root, "filesets"));
+	if (st->layout == 2) {
+		if (lsfileset_long_row(fs, s))
+			return pline_error(ln, err, "expected 'name id rootinode parentid created "
+					   "inodespace maxinodes allocinodes [comment]'");
+		return 0;
+	}
+	if (split_ws(s, tok, 3) != 3)
+		return pline_error(ln, err, "expected 'name status path'");
+	jset_str(fs, "name", tok[0]);
+	jset_str(fs, "status", tok[1]);
+	jset_bool(fs, "linked", !strcmp(tok[1], "Linked"));
+	if (strcmp(trim(tok[2]), "--"))
+		jset_str(fs, "path", trim(tok[2]));
+	return 0;
+}
+
+int parse_mmlsfileset(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	struct lsfileset_state st = { json_object(), 0 };
+	int rc = parse_lines("mmlsfileset", buf, len, lsfileset_line, &st, err);
+
+	if (!rc && !json_object_get(st.root, "file_system") && !parse_failed(st.root))
+		rc = parse_not_tool("mmlsfileset", err, "no 'Filesets in file system' line");
+	if (!rc && st.layout)
+		jset_str(st.root, "format", st.layout == 2 ? "long" : "plain");
 	return parse_done(rc, st.root, ret);
 }

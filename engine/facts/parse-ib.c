@@ -539,11 +539,14 @@ static void saq_node(json_t *root, json_t *fields)
 		{ "port_guid", "port_guid" }, { "NodeDescription", "description" },
 	};
 	json_t *n = jarray_new_object(jarray_at(root, "nodes"));
+	const char *lid = json_string_value(json_object_get(fields, "lid"));
+	const char *port = json_string_value(json_object_get(fields, "port_num"));
 	long long v;
 
-	if (!parse_ll(json_string_value(json_object_get(fields, "lid")), 0, &v))
+	/* a record cut short may lack either */
+	if (lid && !parse_ll(lid, 0, &v))
 		jset_int(n, "lid", v);
-	if (!parse_ll(json_string_value(json_object_get(fields, "port_num")), 0, &v))
+	if (port && !parse_ll(port, 0, &v))
 		jset_int(n, "port_num", v);
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
 		jset_str(n, keys[i].to, json_string_value(json_object_get(fields, keys[i].from)));

@@ -51,7 +51,8 @@ parse_fn parse_lsmod, parse_os_release, parse_getenforce, parse_dmesg_modules, p
 /* parse-gpfs.c */
 parse_fn parse_mmgetstate, parse_mmlscluster, parse_mmlsconfig,
 	parse_mmlsmount, parse_mmremotecluster, parse_mmremotefs, parse_mmlsnodeclass,
-	parse_mmlsmgr, parse_mmdiag_config, parse_mmdiag_network, parse_mmhealth;
+	parse_mmlsmgr, parse_mmdiag_config, parse_mmdiag_network, parse_mmhealth,
+	parse_mmlsfileset;
 /* parse-ibdev2netdev.c */
 parse_fn parse_ibdev2netdev;
 /* parse-ibhosts.c */

@@ -6,10 +6,13 @@
  * one JSON object and returns it through ret (the caller owns the reference
  * and drops it with json_decref()). Text that fits none of the tool's known
  * forms fails with ERR_PARSE and a message "TOOL: line N: what did not fit";
- * empty input fails with "TOOL: no TOOL output". A failure the tool itself
+ * text without what the tool always prints (its header, key set, column
+ * shape) fails with "TOOL: not TOOL output (why)", so that no parser takes
+ * another tool's output (tests/unit/test-parse-cross.c); empty input fails
+ * with "TOOL: no TOOL output". A failure the tool itself
  * reports (sminfo's iberror, perftest's "Couldn't allocate MR", ibstat's
  * ibpanic, nvidia-smi's "Failed to initialize NVML", the shell's "command
- * not found") is valid input: it parses into the object with "ok": false,
+ * not found" for that tool's own command) is valid input: it parses into the object with "ok": false,
  * "error" (the tool's first words) and "errors"; whatever parsed before it
  * stays. Lines a tool prints besides its data (nvidia-smi's "WARNING:
  * infoROM is corrupted ...", lspci's pcilib lines) go to "warnings". A

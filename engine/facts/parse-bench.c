@@ -1,12 +1,14 @@
 /*
  * Training-fabric benchmarks: nccl-tests (all_reduce_perf and friends, both
  * the pre-2021 layout with an "error" column and the newer one with "root"
- * and "#wrong"), tf_cnn_benchmarks (also under horovod/mpirun) and NVIDIA
+ * and "#wrong"), a bare NCCL_DEBUG=INFO log (nccl-debug), tf_cnn_benchmarks
+ * (also under horovod/mpirun), Horovod's synthetic benchmarks and NVIDIA
  * DeepLearningExamples' PyTorch ResNet-50 v1.5 (DLLogger lines).
  */
 #include "parse.h"
 #include "parse-util.h"
 #include "../base/strbuf.h"
+#include "../base/xalloc.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -66,6 +68,47 @@ static void nccl_params(json_t *root, char *s)
 				jset_num(params, keys[k], tok[i + 1]);
 }
 
+/* NCCL_VERSION_CODE as "2.19.3": major*10000+minor*100+patch since 2.9,
+ * major*1000+minor*100+patch before (nccl.h). */
+static char *nccl_version_code(const char *s)
+{
+	long long c;
+
+	if (parse_ll(s, 10, &c) || c < 1000)
+		return NULL;
+	if (c >= 10000)
+		return xasprintf("%lld.%lld.%lld", c / 10000, c % 10000 / 100, c % 100);
+	return xasprintf("%lld.%lld.%lld", c / 1000, c % 1000 / 100, c % 100);
+}
+
+/* "nccl-tests version 2.18.3 nccl-headers=23003 nccl-library=23003" (newer
+ * nccl-tests, src/util.cu): its own version and NCCL's, built against and
+ * run with; the library's is the run's NCCL version unless a "NCCL version"
+ * line says more (its +cuda suffix). */
+static void nccl_tests_version(json_t *root, char *s)
+{
+	char *tok[6];
+	size_t n = split_ws(s, tok, ARRAY_SIZE(tok));
+
+	if (n)
+		jset_str(root, "nccl_tests_version", tok[0]);
+	for (size_t i = 1; i < n; i++) {
+		char *v, *key = NULL;
+
+		if ((v = skip_prefix(tok[i], "nccl-headers=")))
+			key = "nccl_headers_version";
+		else if ((v = skip_prefix(tok[i], "nccl-library=")))
+			key = "nccl_library_version";
+		if (key && (v = nccl_version_code(v))) {
+			jset_str(root, key, v);
+			if (!strcmp(key, "nccl_library_version") &&
+			    !json_object_get(root, "nccl_version"))
+				jset_str(root, "nccl_version", v);
+			free(v);
+		}
+	}
+}
+
 static int nccl_comment(struct nccl_state *st, struct pline *ln, char *s,
 			struct err *err)
 {
@@ -89,6 +132,8 @@ static int nccl_comment(struct nccl_state *st, struct pline *ln, char *s,
 			return pline_error(ln, err, "bad device line");
 	} else if (skip_prefix(s, "nThread ")) {
 		nccl_params(st->root, s);
+	} else if ((p = skip_prefix(s, "nccl-tests version "))) {
+		nccl_tests_version(st->root, p);
 	} else if (strstr(s, "size") && strstr(s, "redop")) {
 		st->has_root = strstr(s, "root") != NULL;
 		st->check = strstr(s, "#wrong") ? "wrong" : "error";
@@ -159,26 +204,160 @@ static void count_transport(json_t *counts, const char *kind)
 	json_object_set_new(counts, kind, json_integer(c ? json_integer_value(c) + 1 : 1));
 }
 
-static void nccl_info(struct nccl_state *st, const char *s)
+/* "10[89000]" or "3": the rank before any bracket, as a string. */
+static void nccl_rank(char *out, size_t size, const char *s, size_t n)
 {
-	json_t *info = jobject_at(st->root, "nccl_info");
-	json_t *host = nccl_info_host(info, s);
-	const char *p;
+	size_t k = strcspn(s, "[");
 
-	if ((p = strstr(s, " NCCL INFO Using network "))) {
-		jset_str(info, "network", p + strlen(" NCCL INFO Using network "));
+	if (k < n)
+		n = k;
+	if (n >= size)
+		n = size - 1;
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
+/*
+ * A path line: "Channel 00/0 : 7[7] -> 14[6] [receive] via NET/IB/6/GDRDMA",
+ * "Ring 00 : 0[0] -> 1[1] via P2P/IPC", or NCCL 2.3's bare "3 -> 0 via
+ * NET/IB/3/GDRDMA" (transport.cu's "%d -> %d via NET/%s/%d%s"). Counts its
+ * kind of transport, and keeps each network path once per host: "net_peers"
+ * [{"from", "to", "via", "gdr"}] (GDR per peer).
+ */
+static void nccl_path(json_t *info, json_t *host, const char *msg, const char *via)
+{
+	json_t *counts = jobject_at(info, "transports"), *peers, *pe;
+	const char *arrow = strstr(msg, " -> "), *from;
+	char kind[64], full[64], a[32], b[32];
+	size_t n = strcspn(via, " \t"), i;
+
+	if (n >= sizeof(kind))
+		n = sizeof(kind) - 1;
+	memcpy(kind, via, n);
+	kind[n] = '\0';
+	memcpy(full, kind, n + 1);
+	/* NET/IB/3/GDRDMA counts as NET/IB/GDRDMA: the device index
+	 * says which HCA, not which kind of path. */
+	if (!strncmp(kind, "NET/", 4)) {
+		char *d = strchr(kind + 4, '/');
+
+		if (d && d[1] >= '0' && d[1] <= '9') {
+			char *e = d + 1 + strspn(d + 1, "0123456789");
+
+			memmove(d, e, strlen(e) + 1);
+		}
+	}
+	count_transport(counts, kind);
+	if (host)
+		count_transport(jobject_at(host, "transports"), kind);
+	if (!host || strncmp(full, "NET/", 4) || !arrow)
+		return;
+	from = strchr(msg, ':') && strchr(msg, ':') < arrow ? strchr(msg, ':') + 1 : msg;
+	from += strspn(from, " ");
+	nccl_rank(a, sizeof(a), from, (size_t)(arrow - from));
+	nccl_rank(b, sizeof(b), arrow + 4, strcspn(arrow + 4, " "));
+	peers = jarray_at(host, "net_peers");
+	json_array_foreach(peers, i, pe)
+		if (!strcmp(json_string_value(json_object_get(pe, "from")), a) &&
+		    !strcmp(json_string_value(json_object_get(pe, "to")), b) &&
+		    !strcmp(json_string_value(json_object_get(pe, "via")), full))
+			return;
+	json_array_append_new(peers, json_pack("{s:s, s:s, s:s, s:b}", "from", a, "to", b,
+					       "via", full, "gdr", strstr(full, "/GDRDMA") != NULL));
+}
+
+/* "CUDA Dev 0, IB Ports : mlx5_3/1(SOC) mlx5_2/1(SOC) ..." (NCCL 2.x before
+ * 2.4): the HCA ports a GPU may use and their PCI distance. */
+static void nccl_ib_ports(json_t *info, const char *msg)
+{
+	const char *p = strstr(msg, "IB Ports :");
+	long long dev;
+	json_t *ports;
+	char tok[128];
+	int used;
+
+	if (sscanf(msg, "CUDA Dev %lld,", &dev) != 1 || !p)
+		return;
+	snprintf(tok, sizeof(tok), "%lld", dev);
+	if (json_object_get(jobject_at(info, "ib_ports"), tok))
+		return;
+	ports = jarray_at(jobject_at(info, "ib_ports"), tok);
+	p += strlen("IB Ports :");
+	while (sscanf(p, " %127s%n", tok, &used) == 1) {
+		char *open = strchr(tok, '(');
+		json_t *o = jarray_new_object(ports);
+
+		if (open && tok[strlen(tok) - 1] == ')') {
+			tok[strlen(tok) - 1] = '\0';
+			*open++ = '\0';
+		} else {
+			open = NULL;
+		}
+		jset_str(o, "port", tok);
+		jset_str(o, "path", open);
+		p += used;
+	}
+}
+
+/* "NET/IB : GPU Direct RDMA Disabled for GPU 2[2] / HCA 0 (distance 3 >= 2)"
+ * or "... Enabled for GPU 0 / HCA 0": per host, GPU and HCA. */
+static void nccl_gdr(json_t *host, const char *msg)
+{
+	const char *p = strstr(msg, "GPU Direct RDMA ");
+	char state[16], gpu[32], hca[64];
+	json_t *list, *o;
+	size_t i;
+	int used = 0;
+
+	if (!host || !p || sscanf(p, "GPU Direct RDMA %15s for GPU %31s / HCA %63s%n", state,
+				  gpu, hca, &used) != 3)
+		return;
+	nccl_rank(gpu, sizeof(gpu), gpu, strlen(gpu));
+	list = jarray_at(host, "gdr");
+	json_array_foreach(list, i, o)
+		if (!strcmp(json_string_value(json_object_get(o, "gpu")), gpu) &&
+		    !strcmp(json_string_value(json_object_get(o, "hca")), hca))
+			return;
+	o = json_pack("{s:s, s:s, s:b}", "gpu", gpu, "hca", hca, "enabled",
+		      !strcmp(state, "Enabled"));
+	p += used;
+	p += strspn(p, " ");
+	if (*p == '(' && p[strlen(p) - 1] == ')') {
+		char *why = xstrndup(p + 1, strlen(p) - 2);
+
+		jset_str(o, "why", why);
+		free(why);
+	}
+	json_array_append_new(list, o);
+}
+
+/*
+ * One NCCL_DEBUG line ("host:pid:tid [dev] NCCL INFO MSG"; prefix may be
+ * missing) into info: the network, IB devices and ports, transports, GDR,
+ * version (into root). The per-host parts go under info."hosts".HOST.
+ */
+static void nccl_info(json_t *root, json_t *info, const char *s)
+{
+	json_t *host = nccl_info_host(info, s);
+	const char *p, *msg = strstr(s, "NCCL INFO ");
+
+	msg = msg ? msg + strlen("NCCL INFO ") : s;
+	if ((p = skip_prefix(msg, "Using network "))) {
+		jset_str(info, "network", p);
 		/* One rank on sockets makes the host's verdict, whatever the others say. */
-		if (host && (!json_object_get(host, "network") ||
-			     strcmp(p + strlen(" NCCL INFO Using network "), "IB")))
-			jset_str(host, "network", p + strlen(" NCCL INFO Using network "));
-	} else if (strstr(s, " NCCL INFO NET/IB : No device found")) {
+		if (host && (!json_object_get(host, "network") || strcmp(p, "IB")))
+			jset_str(host, "network", p);
+	} else if (skip_prefix(msg, "NET/IB : No device found")) {
 		jarray_at(info, "ib_devices");
-	} else if ((p = strstr(s, " NCCL INFO NET/IB : Using "))) {
+		jset_str(info, "ib_error", msg);
+	} else if (strstr(msg, "Failed to open libibverbs")) {
+		/* NCCL could not load verbs at all: no IB, whatever the HCAs */
+		jset_str(info, "ib_error", msg);
+	} else if ((p = skip_prefix(msg, "NET/IB : Using "))) {
 		json_t *devs = jarray_at(info, "ib_devices");
 		char tok[128];
 		int used;
 
-		p += strlen(" NCCL INFO NET/IB : Using ");
 		if (json_array_size(devs))
 			return; /* one line per rank: the first tells */
 		while (*p == '[' && sscanf(p, "[%*d]%127s%n", tok, &used) == 1) {
@@ -187,32 +366,16 @@ static void nccl_info(struct nccl_state *st, const char *s)
 			while (*p == ' ')
 				p++;
 		}
-	} else if ((p = strstr(s, " NCCL INFO NCCL version "))) {
-		jset_str(st->root, "nccl_version", p + strlen(" NCCL INFO NCCL version "));
-	} else if ((p = strstr(s, " via ")) && (strstr(s, " NCCL INFO Channel ") ||
-						 strstr(s, " NCCL INFO Ring "))) {
-		json_t *counts = jobject_at(info, "transports");
-		char kind[64];
-		size_t n = strcspn(p + 5, " \t");
-
-		if (n >= sizeof(kind))
-			n = sizeof(kind) - 1;
-		memcpy(kind, p + 5, n);
-		kind[n] = '\0';
-		/* NET/IB/3/GDRDMA counts as NET/IB/GDRDMA: the device index
-		 * says which HCA, not which kind of path. */
-		if (!strncmp(kind, "NET/", 4)) {
-			char *d = strchr(kind + 4, '/');
-
-			if (d && d[1] >= '0' && d[1] <= '9') {
-				char *e = d + 1 + strspn(d + 1, "0123456789");
-
-				memmove(d, e, strlen(e) + 1);
-			}
-		}
-		count_transport(counts, kind);
-		if (host)
-			count_transport(jobject_at(host, "transports"), kind);
+	} else if ((p = skip_prefix(msg, "NCCL version "))) {
+		jset_str(root, "nccl_version", p);
+	} else if (strstr(msg, "IB Ports :")) {
+		nccl_ib_ports(info, msg);
+	} else if (strstr(msg, "GPU Direct RDMA ")) {
+		nccl_gdr(host, msg);
+	} else if ((p = strstr(msg, " via ")) &&
+		   (skip_prefix(msg, "Channel ") || skip_prefix(msg, "Ring ") ||
+		    (isdigit((unsigned char)*msg) && strstr(msg, " -> ")))) {
+		nccl_path(info, host, msg, p + 5);
 	}
 }
 
@@ -239,12 +402,19 @@ static int nccl_line(void *state, struct pline *ln, struct err *err)
 		return 0;
 	if (*s == '#')
 		return nccl_comment(st, ln, trim(s + 1), err);
-	if (strstr(s, " NCCL WARN ") || mpi_diag_line(s)) {
+	if (strstr(s, " NCCL WARN ") || skip_prefix(s, "NCCL WARN ") || mpi_diag_line(s)) {
 		json_array_append_new(jarray_at(st->root, "warnings"), json_string(s));
 		return 0;
 	}
 	if (strstr(s, " NCCL INFO ")) {
-		nccl_info(st, s);
+		nccl_info(st->root, jobject_at(st->root, "nccl_info"), s);
+		return 0;
+	}
+	/* nccl-tests' own failure ("Test NCCL failure common.cu:958 'internal
+	 * error'", common.h's NCCLCHECK/CUDACHECK) */
+	if (skip_prefix(s, "Test NCCL failure") || skip_prefix(s, "Test CUDA failure") ||
+	    skip_prefix(s, "Test failure")) {
+		parse_failure(st->root, s);
 		return 0;
 	}
 	if ((p = skip_prefix(s, "NCCL version "))) { /* with NCCL_DEBUG=VERSION */
@@ -264,11 +434,86 @@ int parse_nccl_tests(const char *buf, size_t len, json_t **ret, struct err *err)
 	st.root = json_object();
 	st.rows = jarray_at(st.root, "rows");
 	rc = parse_lines("nccl-tests", buf, len, nccl_line, &st, err);
+	/* no table: the test's own failure line names why (parse.h); else
+	 * this is no nccl-tests output (a bare NCCL log: nccl-debug) */
 	if (!rc && !json_array_size(st.rows) &&
-	    !json_object_get(st.root, "avg_bus_bandwidth"))
+	    !json_object_get(st.root, "avg_bus_bandwidth") && !parse_failed(st.root))
 		rc = parse_error_end("nccl-tests", err, "no result rows");
-	if (!rc)
+	if (!rc && st.has_root >= 0)
 		jset_str(st.root, "format", st.has_root ? "new" : "old");
+	return parse_done(rc, st.root, ret);
+}
+
+/* ---- NCCL_DEBUG=INFO log (no results table needed) ---- */
+
+/*
+ * A NCCL debug log on its own: what nccl-tests keeps under "nccl_info"
+ * (network, IB devices, IB ports, transports, GDR per GPU/HCA and per
+ * network peer, per host), at the top level, plus "nccl_version",
+ * "warnings" (NCCL WARN lines) and the run's failure: a WARN line that
+ * reports an error or a failed call, or nccl-tests' "Test NCCL failure",
+ * makes "ok": false with that line. Lines that are not NCCL's (the
+ * program's own output around them) are counted in "other_lines", never
+ * read; a text without any NCCL line is not a NCCL log.
+ */
+struct ncclog_state {
+	json_t *root;
+	size_t nccl, other;
+};
+
+static bool nccl_warn_is_failure(const char *msg)
+{
+	return strstr(msg, "error") || strstr(msg, "Error") || strstr(msg, "failed") ||
+	       strstr(msg, "Failed") || strstr(msg, "Unable") || strstr(msg, "Duplicate GPU");
+}
+
+static int ncclog_line(void *state, struct pline *ln, struct err *err)
+{
+	struct ncclog_state *st = state;
+	const char *s = ln->text, *p;
+
+	(void)err;
+	if (!*s)
+		return 0;
+	if ((p = strstr(s, "NCCL WARN ")) && (p == s || p[-1] == ' ')) {
+		st->nccl++;
+		parse_warning(st->root, s);
+		if (strstr(p, "libibverbs"))
+			jset_str(st->root, "ib_error", p + strlen("NCCL WARN "));
+		if (nccl_warn_is_failure(p + strlen("NCCL WARN ")) && !strstr(p, "libibverbs"))
+			parse_failure(st->root, s);
+		return 0;
+	}
+	if ((p = strstr(s, "NCCL INFO ")) && (p == s || p[-1] == ' ')) {
+		st->nccl++;
+		nccl_info(st->root, st->root, s);
+		return 0;
+	}
+	if ((p = skip_prefix(s, "NCCL version "))) {
+		st->nccl++;
+		jset_str(st->root, "nccl_version", p);
+		return 0;
+	}
+	if (skip_prefix(s, "Test NCCL failure") || skip_prefix(s, "Test CUDA failure")) {
+		parse_failure(st->root, s);
+		return 0;
+	}
+	st->other++;
+	return 0;
+}
+
+int parse_nccl_debug(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	struct ncclog_state st = { json_object(), 0, 0 };
+	int rc = parse_lines("nccl-debug", buf, len, ncclog_line, &st, err);
+
+	if (!rc && !st.nccl)
+		rc = parse_not_tool("nccl-debug", err, "no NCCL INFO, NCCL WARN or "
+				    "'NCCL version' line");
+	if (!rc) {
+		jset_int(st.root, "other_lines", (long long)st.other);
+		parse_failed(st.root);
+	}
 	return parse_done(rc, st.root, ret);
 }
 
@@ -374,6 +619,97 @@ int parse_tf_cnn_benchmarks(const char *buf, size_t len, json_t **ret,
 	if (!rc && !json_object_get(st.root, "total_images_per_sec") &&
 	    !json_array_size(st.steps))
 		rc = parse_error_end("tf_cnn_benchmarks", err, "no steps and no total");
+	return parse_done(rc, st.root, ret);
+}
+
+/* ---- Horovod's synthetic benchmarks (TensorFlow, TensorFlow 2, PyTorch) ---- */
+
+/*
+ * examples/tensorflow2/tensorflow2_synthetic_benchmark.py and its PyTorch
+ * and TF1 siblings log "Model: X", "Batch size: N", "Number of GPUs: N",
+ * then "Iter #I: X img/sec per GPU" and at the end "Img/sec per GPU: X +-C"
+ * and "Total img/sec on N GPU(s): X +-C" (log() in the scripts; C is 1.96
+ * standard deviations). Under mpirun --tag-output each line carries
+ * "[1,0]<stdout>:". {"model", "batch_size", "num_devices", "device",
+ * "iterations": [{"iter", "images_per_sec"}], "images_per_sec_per_device",
+ * "total_images_per_sec", "total_conf", "total_devices"}.
+ */
+struct hvdsyn_state {
+	json_t *root;
+	bool total;
+};
+
+/* "[1,0]<stdout>:" of Open MPI's --tag-output */
+static const char *skip_mpi_tag(const char *s)
+{
+	const char *close = *s == '[' ? strstr(s, "]<std") : NULL;
+	const char *colon = close ? strchr(close, ':') : NULL;
+
+	return colon && colon - close == 9 ? colon + 1 : s;
+}
+
+static int hvdsyn_line(void *state, struct pline *ln, struct err *err)
+{
+	struct hvdsyn_state *st = state;
+	const char *s = skip_mpi_tag(ln->text), *p;
+	char dev[16];
+	long long n;
+	double x, c;
+	int used = 0;
+
+	s += strspn(s, " \t");
+	/* blank, the authors' elisions ("...", ":"), progress, NCCL's banner */
+	if (!*s || strspn(s, ".:") == strlen(s) || !strcmp(s, "Running warmup...") ||
+	    !strcmp(s, "Running benchmark..."))
+		return 0;
+	if ((p = skip_prefix(s, "NCCL version "))) {
+		jset_str(st->root, "nccl_version", p);
+		return 0;
+	}
+	if ((p = skip_prefix(s, "Model: "))) {
+		jset_str(st->root, "model", p);
+		return 0;
+	}
+	if ((p = skip_prefix(s, "Batch size: ")) && !parse_ll(p, 10, &n)) {
+		jset_int(st->root, "batch_size", n);
+		return 0;
+	}
+	if (sscanf(s, "Number of %15[A-Z]s: %lld%n", dev, &n, &used) == 2 && !s[used]) {
+		jset_int(st->root, "num_devices", n);
+		jset_str(st->root, "device", dev);
+		return 0;
+	}
+	if (sscanf(s, "Iter #%lld: %lf img/sec per %15s%n", &n, &x, dev, &used) == 3 && !s[used]) {
+		json_t *it = jarray_new_object(jarray_at(st->root, "iterations"));
+
+		jset_int(it, "iter", n);
+		jset_real(it, "images_per_sec", x);
+		return 0;
+	}
+	if (sscanf(s, "Img/sec per %15[A-Z]: %lf +-%lf%n", dev, &x, &c, &used) == 3) {
+		jset_real(st->root, "images_per_sec_per_device", x);
+		jset_real(st->root, "per_device_conf", c);
+		return 0;
+	}
+	if (sscanf(s, "Total img/sec on %lld %15[A-Z](s): %lf +-%lf%n", &n, dev, &x, &c,
+		   &used) == 4) {
+		jset_int(st->root, "total_devices", n);
+		jset_real(st->root, "total_images_per_sec", x);
+		jset_real(st->root, "total_conf", c);
+		st->total = true;
+		return 0;
+	}
+	return pline_error(ln, err, "not a Horovod synthetic benchmark line");
+}
+
+int parse_horovod_synthetic(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	struct hvdsyn_state st = { json_object(), false };
+	int rc = parse_lines("horovod-synthetic", buf, len, hvdsyn_line, &st, err);
+
+	if (!rc && !st.total && !json_array_size(json_object_get(st.root, "iterations")))
+		rc = parse_not_tool("horovod-synthetic", err,
+				    "no 'Iter #N' and no 'Total img/sec on N GPU(s)' line");
 	return parse_done(rc, st.root, ret);
 }
 
@@ -508,7 +844,7 @@ static int dle_line(void *state, struct pline *ln, struct err *err)
 		st->in_traceback = true;
 		return 0;
 	}
-	if (parse_tool_line(st->root, s, dle_failures, ARRAY_SIZE(dle_failures), "libibverbs: Warning:"))
+	if (parse_tool_line(st->root, ln->tool, s, dle_failures, ARRAY_SIZE(dle_failures), "libibverbs: Warning:"))
 		return 0;
 	if (dle_exception_line(s)) {
 		parse_failure(st->root, s);

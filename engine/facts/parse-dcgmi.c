@@ -153,7 +153,7 @@ static int dcgmi_line(void *state, struct pline *ln, struct err *err)
 		return 0;
 	}
 	if (*s != '|' && *s != '+' &&
-	    parse_tool_line(st->root, s, failures, ARRAY_SIZE(failures), NULL))
+	    parse_tool_line(st->root, ln->tool, s, failures, ARRAY_SIZE(failures), NULL))
 		return 0;
 	if ((*s == '+' || *s == '|') && (skip_prefix(s + 1, "-----  "))) {
 		char *w = s + 8, *end = strchr(w, ' ');

@@ -1,7 +1,7 @@
 /*
  * IBM Spectrum Scale (GPFS) administration commands: mmgetstate,
  * mmlscluster, mmlsconfig, mmlsmount, mmremotecluster show, mmremotefs show,
- * mmlsnodeclass, mmlsmgr.
+ * mmlsnodeclass, mmlsmgr, mmlsfileset.
  */
 #include "parse.h"
 #include "parse-util.h"
@@ -102,7 +102,7 @@ static int getstate_line(void *state, struct pline *ln, struct err *err)
 				      json_string(ln->text));
 		return 0;
 	}
-	if (parse_tool_line(st->table.root, ln->text, getstate_failures,
+	if (parse_tool_line(st->table.root, ln->tool, ln->text, getstate_failures,
 			    ARRAY_SIZE(getstate_failures), NULL))
 		return 0;
 	if (st->unreachable && *ln->text)
@@ -320,13 +320,37 @@ static int lsmount_line(void *state, struct pline *ln, struct err *err)
 	return 0;
 }
 
+/* With -L the nodes are listed under the count; a count that differs from
+ * the nodes listed (mmlsmount counts a node twice, or an excerpt lost one)
+ * is said, never guessed at: "fs1: mounted on 7 nodes, 6 listed". */
+static void lsmount_check_counts(json_t *root)
+{
+	json_t *fs;
+	size_t i;
+
+	json_array_foreach(json_object_get(root, "filesystems"), i, fs) {
+		size_t listed = json_array_size(json_object_get(fs, "nodes"));
+		long long count = json_integer_value(json_object_get(fs, "mounted_on"));
+		char *w;
+
+		if (!listed || (long long)listed == count)
+			continue;
+		w = xasprintf("%s: mounted on %lld nodes, %zu listed",
+			      json_string_value(json_object_get(fs, "name")), count, listed);
+		parse_warning(root, w);
+		free(w);
+	}
+}
+
 int parse_mmlsmount(const char *buf, size_t len, json_t **ret, struct err *err)
 {
 	json_t *root = json_object();
+	int rc = parse_lines("mmlsmount", buf, len, lsmount_line,
+			     jarray_at(root, "filesystems"), err);
 
-	return parse_done(parse_lines("mmlsmount", buf, len, lsmount_line,
-				      jarray_at(root, "filesystems"), err),
-			  root, ret);
+	if (!rc)
+		lsmount_check_counts(root);
+	return parse_done(rc, root, ret);
 }
 
 /* mmremotecluster show: one "Key: value" stanza per remote cluster. */
@@ -387,12 +411,18 @@ static int remotecluster_line(void *state, struct pline *ln, struct err *err)
 int parse_mmremotecluster(const char *buf, size_t len, json_t **ret,
 			  struct err *err)
 {
-	json_t *root = json_object();
+	json_t *root = json_object(), *c;
+	int rc = parse_lines("mmremotecluster", buf, len, remotecluster_line,
+			     jarray_at(root, "clusters"), err);
+	size_t i;
 
-	return parse_done(parse_lines("mmremotecluster", buf, len,
-				      remotecluster_line,
-				      jarray_at(root, "clusters"), err),
-			  root, ret);
+	/* every stanza of mmremotecluster show names its contact nodes;
+	 * mmauth show's stanzas (Cipher list, File system access) do not */
+	json_array_foreach(json_object_get(root, "clusters"), i, c)
+		if (!rc && !json_object_get(c, "contact_nodes"))
+			rc = parse_not_tool("mmremotecluster", err,
+					    "a 'Cluster name:' stanza without 'Contact nodes:'");
+	return parse_done(rc, root, ret);
 }
 
 /*
@@ -446,7 +476,7 @@ static int lsmgr_line(void *state, struct pline *ln, struct err *err)
 	json_t *fs;
 
 	if (!*s || strspn(s, "- ") == strlen(s) ||
-	    parse_tool_line(st->root, s, mmlsmgr_failures, ARRAY_SIZE(mmlsmgr_failures), NULL))
+	    parse_tool_line(st->root, ln->tool, s, mmlsmgr_failures, ARRAY_SIZE(mmlsmgr_failures), NULL))
 		return 0;
 	if ((p = skip_prefix(s, "Cluster manager node:"))) {
 		if (st->manager || lsmgr_node(jobject_at(st->root, "cluster_manager"), trim(p)))
@@ -556,10 +586,20 @@ static int diagconfig_line(void *state, struct pline *ln, struct err *err)
 	bool changed = false;
 	size_t n;
 
-	(void)err;
-	if (!*s || skip_prefix(s, "===") || parse_tool_line(root, s, mmdiag_failures,
-								  ARRAY_SIZE(mmdiag_failures), NULL))
+	if (!*s || parse_tool_line(root, ln->tool, s, mmdiag_failures,
+				   ARRAY_SIZE(mmdiag_failures), NULL))
 		return 0;
+	/* mmdiag always heads its report "=== mmdiag: config ==="; without
+	 * it any "word rest" line would pass for an attribute */
+	if (skip_prefix(s, "===")) {
+		if (strcmp(s, "=== mmdiag: config ==="))
+			return parse_not_tool(ln->tool, err, "a section other than "
+					      "'=== mmdiag: config ==='");
+		jset_bool(root, "header", 1);
+		return 0;
+	}
+	if (!json_object_get(root, "header"))
+		return parse_not_tool(ln->tool, err, "no '=== mmdiag: config ===' header");
 	if (*s == '!') {
 		changed = true;
 		s = trim(s + 1);
@@ -584,6 +624,7 @@ int parse_mmdiag_config(const char *buf, size_t len, json_t **ret, struct err *e
 	jobject_at(root, "attrs");
 	jarray_at(root, "changed");
 	rc = parse_lines("mmdiag-config", buf, len, diagconfig_line, root, err);
+	json_object_del(root, "header");
 	if (!rc && !json_object_size(json_object_get(root, "attrs")) && !parse_failed(root))
 		rc = parse_error_end("mmdiag-config", err, "no 'attribute value' line");
 	if (!rc)
@@ -611,7 +652,7 @@ static int diagnet_line(void *state, struct pline *ln, struct err *err)
 	char *s = ln->text, *p, *tok[2];
 
 	(void)err;
-	if (!*s || parse_tool_line(st->root, s, mmdiag_failures, ARRAY_SIZE(mmdiag_failures), NULL))
+	if (!*s || parse_tool_line(st->root, ln->tool, s, mmdiag_failures, ARRAY_SIZE(mmdiag_failures), NULL))
 		return 0;
 	if (strstr(s, "VERBS RDMA") && (strstr(s, " not ") || strstr(s, "failed"))) {
 		jset_str(st->root, "rdma_status", s);
@@ -797,7 +838,7 @@ static int health_line(void *state, struct pline *ln, struct err *err)
 
 	if (!*ln->text || is_rule(ln->text))
 		return 0;
-	if (parse_tool_line(st->root, ln->text, failures, ARRAY_SIZE(failures), NULL))
+	if (parse_tool_line(st->root, ln->tool, ln->text, failures, ARRAY_SIZE(failures), NULL))
 		return 0;
 	if (!ln->indent && skip_prefix(ln->text, "Component") && strstr(ln->text, "Status")) {
 		if (health_header(st, ln, comp_titles, ARRAY_SIZE(comp_titles)))
@@ -838,5 +879,115 @@ int parse_mmhealth(const char *buf, size_t len, json_t **ret, struct err *err)
 		rc = parse_error_end("mmhealth", err, "no component table");
 	if (!rc)
 		parse_failed(st.root);
+	return parse_done(rc, st.root, ret);
+}
+
+/*
+ * mmlsfileset DEVICE [-L]: "Filesets in file system 'fs1':", a header, one
+ * row a fileset. Plain: "Name Status Path" (Path "--" when unlinked). -L:
+ * "Name Id RootInode ParentId Created InodeSpace MaxInodes AllocInodes
+ * Comment", Created being ctime's five words; a name longer than its
+ * column pushes the rest of its row right (IBM's CSI filesets), so rows
+ * are read by words, not columns. {"file_system", "filesets": [...]}; an
+ * "mmlsfileset: ..." line is ok:false.
+ */
+struct lsfileset_state {
+	json_t *root;
+	int layout;           /* 0: before the header; 1 plain; 2 -L */
+};
+
+static int lsfileset_long_row(json_t *fs, char *s)
+{
+	/* the words that are whole numbers, by position */
+	static const char *const ints[12] = { [1] = "id", [2] = "root_inode", [9] = "inode_space",
+					      [10] = "max_inodes", [11] = "alloc_inodes" };
+	char *tok[13];
+	size_t n = split_ws(s, tok, 13);
+	long long v;
+
+	if (n < 12)
+		return -1;
+	jset_str(fs, "name", tok[0]);
+	for (size_t i = 1; i < 12; i++) {
+		if (!ints[i])
+			continue;
+		if (parse_ll(tok[i], 10, &v))
+			return -1;
+		jset_int(fs, ints[i], v);
+	}
+	if (strcmp(tok[3], "--") && !parse_ll(tok[3], 10, &v))
+		jset_int(fs, "parent_id", v);
+	else if (strcmp(tok[3], "--"))
+		return -1;
+	{
+		char *created = xasprintf("%s %s %s %s %s", tok[4], tok[5], tok[6], tok[7], tok[8]);
+
+		jset_str(fs, "created", created);
+		free(created);
+	}
+	jset_str(fs, "comment", n == 13 ? tok[12] : "");
+	return 0;
+}
+
+static int lsfileset_line(void *state, struct pline *ln, struct err *err)
+{
+	static const char *const failures[] = { "mmlsfileset: " };
+	struct lsfileset_state *st = state;
+	char *s = ln->text, *p, *tok[3];
+	json_t *fs;
+
+	if (!*s || parse_tool_line(st->root, ln->tool, s, failures, ARRAY_SIZE(failures), NULL))
+		return 0;
+	if ((p = skip_prefix(s, "Filesets in file system "))) {
+		size_t n = strlen(p);
+
+		if (n && p[n - 1] == ':')
+			p[--n] = '\0';
+		if (n >= 2 && *p == '\'' && p[n - 1] == '\'') {
+			p[n - 1] = '\0';
+			p++;
+		}
+		jset_str(st->root, "file_system", p);
+		jarray_at(st->root, "filesets");
+		st->layout = 0;
+		return 0;
+	}
+	if (!json_object_get(st->root, "file_system"))
+		return parse_not_tool(ln->tool, err, "no 'Filesets in file system' line first");
+	if (!st->layout) {
+		if (skip_prefix(s, "Name ") && strstr(s, " RootInode ") && strstr(s, " AllocInodes"))
+			st->layout = 2;
+		else if (skip_prefix(s, "Name ") && strstr(s, " Status ") && strstr(s, " Path"))
+			st->layout = 1;
+		else
+			return pline_error(ln, err, "expected the 'Name ...' header");
+		return 0;
+	}
+	fs = jarray_new_object(json_object_get(st->root, "filesets"));
+	if (st->layout == 2) {
+		if (lsfileset_long_row(fs, s))
+			return pline_error(ln, err, "expected 'name id rootinode parentid created "
+					   "inodespace maxinodes allocinodes [comment]'");
+		return 0;
+	}
+	if (split_ws(s, tok, 3) != 3)
+		return pline_error(ln, err, "expected 'name status path'");
+	jset_str(fs, "name", tok[0]);
+	jset_str(fs, "status", tok[1]);
+	jset_bool(fs, "linked", !strcmp(tok[1], "Linked"));
+	if (strcmp(trim(tok[2]), "--"))
+		jset_str(fs, "path", trim(tok[2]));
+	return 0;
+}
+
+int parse_mmlsfileset(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	struct lsfileset_state st = { json_object(), 0 };
+	int rc = parse_lines("mmlsfileset", buf, len, lsfileset_line, &st, err);
+
+	if (!rc && !json_object_get(st.root, "file_system") && !parse_failed(st.root))
+		rc = parse_not_tool("mmlsfileset", err, "no 'Filesets in file system' line");
+	if (!rc && st.layout)
+		jset_str(st.root, "format", st.layout == 2 ? "long" : "plain");
 	return parse_done(rc, st.root, ret);
 }

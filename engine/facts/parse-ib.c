@@ -1,6 +1,6 @@
 /*
  * InfiniBand tool outputs: ibstat, ibstatus, ibv_devinfo (plain, -v, -vv),
- * sminfo and ofed_info -s. The three port listings come out in one shape:
+ * sminfo, ofed_info -s and saquery's records. The three port listings come out in one shape:
  * {"cas": [{"name", ..., "ports": [{"port", "state", "physical_state",
  * "rate" (Gb/s), "base_lid", "sm_lid", "port_guid", "link_layer", ...}]}]}.
  */
@@ -47,18 +47,36 @@ static int ib_new_port(struct ib_state *st, const char *num)
 	return 0;
 }
 
-/* What ibstat, ibstatus and ibv_devinfo print instead of a listing (or
- * after part of one: ibstat stops at the first CA it cannot read). */
-static const char *const ib_failures[] = {
-	"ibpanic:", "Fatal error:", "No IB devices found",
-	"Failed to get IB devices list", "iberror:",
+/*
+ * What each tool prints instead of a listing (or after part of one: ibstat
+ * stops at the first CA it cannot read), and only that tool: ibstat is an
+ * infiniband-diags C tool (ibdiag_common.c's IBPANIC/IBEXIT, "ibpanic:",
+ * "iberror:"); ibstatus is a shell script over sysfs ("Fatal error:  device
+ * '*': sys files not found", infiniband-diags scripts/ibstatus);
+ * ibv_devinfo is libibverbs' (libibverbs/examples/devinfo.c: "Failed to
+ * get IB devices list", "No IB devices found").
+ */
+static const char *const ibstat_failures[] = { "ibpanic:", "iberror:" };
+static const char *const ibstatus_failures[] = { "Fatal error:" };
+static const char *const devinfo_failures[] = {
+	"No IB devices found", "Failed to get IB devices list",
 };
 
 /* A failure line is recorded, an ibwarn line kept as a warning; 1 when s
  * was one of them. */
-static int ib_tool_line(struct ib_state *st, const char *s)
+static int ib_tool_line(struct ib_state *st, const char *tool, const char *s)
 {
-	return parse_tool_line(st->root, s, ib_failures, ARRAY_SIZE(ib_failures), "ibwarn:");
+	if (!strcmp(tool, "ibstat"))
+		return parse_tool_line(st->root, tool, s, ibstat_failures,
+				       ARRAY_SIZE(ibstat_failures), "ibwarn:");
+	if (!strcmp(tool, "ibstatus"))
+		return parse_tool_line(st->root, tool, s, ibstatus_failures,
+				       ARRAY_SIZE(ibstatus_failures), NULL);
+	/* libibverbs warns before "No IB devices found" when it has no
+	 * provider ("libibverbs: Warning: couldn't open config directory
+	 * '/etc/libibverbs.d'."): kept as a warning */
+	return parse_tool_line(st->root, tool, s, devinfo_failures,
+			       ARRAY_SIZE(devinfo_failures), "libibverbs: Warning:");
 }
 
 static int ib_done(struct ib_state *st, const char *tool, int rc,
@@ -179,7 +197,7 @@ static int ibstat_line(void *state, struct pline *ln, struct err *err)
 	struct ib_state *st = state;
 	char *s = ln->text, *key, *val, *p;
 
-	if (!*s || ib_tool_line(st, s))
+	if (!*s || ib_tool_line(st, ln->tool, s))
 		return 0;
 	/* "ibstat CA PORT" prints "CA: 'name'" and unindented port fields */
 	if (((p = skip_prefix(s, "CA '")) || (p = skip_prefix(s, "CA: '"))) &&
@@ -254,7 +272,7 @@ static int ibstatus_line(void *state, struct pline *ln, struct err *err)
 	struct ib_state *st = state;
 	char *s = ln->text, *key, *val, *p;
 
-	if (!*s || ib_tool_line(st, s))
+	if (!*s || ib_tool_line(st, ln->tool, s))
 		return 0;
 	if ((p = skip_prefix(s, "Infiniband device '"))) {
 		if (ibstatus_header(st, p))
@@ -332,7 +350,7 @@ static int devinfo_line(void *state, struct pline *ln, struct err *err)
 	struct ib_state *st = state;
 	char *s = ln->text, *key, *val;
 
-	if (!*s || (ln->indent == 0 && ib_tool_line(st, s)))
+	if (!*s || (ln->indent == 0 && ib_tool_line(st, ln->tool, s)))
 		return 0;
 	if (ln->indent == 0) {
 		if (!split_kv(s, ':', &key, &val) || strcmp(key, "hca_id") || !*val)
@@ -402,7 +420,7 @@ static int sminfo_line(void *state, struct pline *ln, struct err *err)
 		return 0;
 	}
 	/* The shell's "bash: sminfo: command not found" (OFED not installed). */
-	if (parse_tool_line(root, ln->text, NULL, 0, NULL))
+	if (parse_tool_line(root, ln->tool, ln->text, NULL, 0, NULL))
 		return 0;
 	if (sscanf(ln->text, "sminfo: sm lid %lld sm guid %63[^,], activity count %lld priority %lld state %lld %63s%n",
 		   &lid, guid, &count, &prio, &smstate, name, &used) != 6 ||
@@ -442,7 +460,7 @@ static int ofed_info_line(void *state, struct pline *ln, struct err *err)
 
 	if (!*s)
 		return 0;
-	if (tool_failure_line(s, NULL, 0)) {
+	if (tool_failure_line(ln->tool, s, NULL, 0)) {
 		parse_failure(root, s);
 		return 0;
 	}
@@ -496,4 +514,81 @@ int parse_ofed_info(const char *buf, size_t len, json_t **ret, struct err *err)
 	if (!rc && !parse_failed(root) && !json_object_get(root, "version_string"))
 		rc = parse_error_end("ofed_info", err, "no version line");
 	return parse_done(rc, root, ret);
+}
+
+/*
+ * saquery (infiniband-diags): the subnet administrator's records, each
+ * "TYPE dump:" ("NodeRecord dump:", "PortInfoRecord dump:", "LinkRecord
+ * dump:", ...) then "\t\tfield......value" lines, the dots padding the
+ * field name (saquery.c's dump_* functions). {"records": [{"type",
+ * "fields": {field: value}}]}, and for NodeRecords "nodes": [{"lid",
+ * "node_type", "node_guid", "port_guid", "port_num", "description"}]; lid
+ * and port_num are decimal in newer saquery, 0x hex in older. Its iberror
+ * lines are ok:false.
+ */
+struct saq_state {
+	json_t *root, *rec;
+};
+
+static const char *const saq_failures[] = { "saquery: iberror:", "iberror:", "ibpanic:" };
+
+static void saq_node(json_t *root, json_t *fields)
+{
+	static const struct { const char *from, *to; } keys[] = {
+		{ "node_type", "node_type" }, { "node_guid", "node_guid" },
+		{ "port_guid", "port_guid" }, { "NodeDescription", "description" },
+	};
+	json_t *n = jarray_new_object(jarray_at(root, "nodes"));
+	const char *lid = json_string_value(json_object_get(fields, "lid"));
+	const char *port = json_string_value(json_object_get(fields, "port_num"));
+	long long v;
+
+	/* a record cut short may lack either */
+	if (lid && !parse_ll(lid, 0, &v))
+		jset_int(n, "lid", v);
+	if (port && !parse_ll(port, 0, &v))
+		jset_int(n, "port_num", v);
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		jset_str(n, keys[i].to, json_string_value(json_object_get(fields, keys[i].from)));
+}
+
+static int saq_line(void *state, struct pline *ln, struct err *err)
+{
+	struct saq_state *st = state;
+	char *s = ln->text, *dots;
+	size_t n = strlen(s);
+
+	if (!*s || parse_tool_line(st->root, ln->tool, s, saq_failures, ARRAY_SIZE(saq_failures),
+				   "ibwarn:"))
+		return 0;
+	if (n > 6 && !strcmp(s + n - 6, " dump:") &&
+	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") == n - 6) {
+		s[n - 6] = '\0';
+		st->rec = jarray_new_object(jarray_at(st->root, "records"));
+		jset_str(st->rec, "type", s);
+		jobject_at(st->rec, "fields");
+		return 0;
+	}
+	dots = strstr(s, "..");
+	if (!dots || dots == s || !st->rec)
+		return parse_not_tool(ln->tool, err, "a line that is no 'TYPE dump:' or 'field....value'");
+	*dots = '\0';
+	dots += strspn(dots + 1, ".") + 1;
+	jset_str(json_object_get(st->rec, "fields"), s, dots);
+	return 0;
+}
+
+int parse_saquery(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	struct saq_state st = { json_object(), NULL };
+	int rc = parse_lines("saquery", buf, len, saq_line, &st, err);
+	json_t *r;
+	size_t i;
+
+	if (!rc && !st.rec && !parse_failed(st.root))
+		rc = parse_not_tool("saquery", err, "no 'TYPE dump:' record");
+	json_array_foreach(json_object_get(st.root, "records"), i, r)
+		if (!rc && !strcmp(json_string_value(json_object_get(r, "type")), "NodeRecord"))
+			saq_node(st.root, json_object_get(r, "fields"));
+	return parse_done(rc, st.root, ret);
 }

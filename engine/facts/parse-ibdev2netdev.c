@@ -20,7 +20,7 @@ static int ibdev_line(void *state, struct pline *ln, struct err *err)
 
 	if (!*ln->text)
 		return 0;
-	if (parse_tool_line(root, ln->text, NULL, 0, NULL))
+	if (parse_tool_line(root, ln->tool, ln->text, NULL, 0, NULL))
 		return 0;
 	if (sscanf(ln->text, "%63s port %lld ==> %63s (%15[^)])%n", dev, &port, netdev, st,
 		   &used) != 4 || ln->text[used] || (strcmp(st, "Up") && strcmp(st, "Down")))

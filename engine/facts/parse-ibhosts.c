@@ -25,7 +25,7 @@ static int ibhosts_line(void *state, struct pline *ln, struct err *err)
 
 	if (!*s)
 		return 0;
-	if (parse_tool_line(root, s, ibhosts_failures, ARRAY_SIZE(ibhosts_failures), "ibwarn:"))
+	if (parse_tool_line(root, ln->tool, s, ibhosts_failures, ARRAY_SIZE(ibhosts_failures), "ibwarn:"))
 		return 0;
 	/* "Ca", then a tab (the script's printf) or blanks, then ": " */
 	if (sscanf(s, "Ca : %31s ports %lld %n", guid, &ports, &used) != 2 || !used ||

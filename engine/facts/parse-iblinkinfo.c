@@ -162,7 +162,7 @@ static int ibl_line(void *state, struct pline *ln, struct err *err)
 
 	if (!*s)
 		return 0;
-	if (parse_tool_line(f->status, s, ibl_failures, ARRAY_SIZE(ibl_failures), "ibwarn:"))
+	if (parse_tool_line(f->status, ln->tool, s, ibl_failures, ARRAY_SIZE(ibl_failures), "ibwarn:"))
 		return 0;
 	if (skip_prefix(s, "CA: ") || skip_prefix(s, "Switch: ")) {
 		if (ibl_header(f, s))

@@ -512,7 +512,7 @@ static int ind_line(void *state, struct pline *ln, struct err *err)
 
 	if (!*s)
 		return 0;
-	if (parse_tool_line(st->root, s, ind_failures, ARRAY_SIZE(ind_failures), "ibwarn:"))
+	if (parse_tool_line(st->root, ln->tool, s, ind_failures, ARRAY_SIZE(ind_failures), "ibwarn:"))
 		return 0;
 	fmt = (!strncmp(s, "CA ", 3) || !strncmp(s, "SW ", 3) || !strncmp(s, "RT ", 3)) ?
 		      IND_PORTS : IND_TOPOLOGY;

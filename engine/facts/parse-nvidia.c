@@ -24,10 +24,10 @@ static const char *const smi_failures[] = {
  * 0000:05:00.0" (printed on stderr after the report) is kept as a warning.
  * 1 when s was one of them.
  */
-static int smi_tool_line(json_t *root, const char *s)
+static int smi_tool_line(json_t *root, const char *tool, const char *s)
 {
 	/* the lines after a failure explain it ("NVML library version: 570.124") */
-	if (tool_failure_line(s, smi_failures, ARRAY_SIZE(smi_failures)) ||
+	if (tool_failure_line(tool, s, smi_failures, ARRAY_SIZE(smi_failures)) ||
 	    json_is_false(json_object_get(root, "ok"))) {
 		parse_failure(root, s);
 		return 1;
@@ -201,7 +201,7 @@ static int smi_line(void *state, struct pline *ln, struct err *err)
 		return 0;
 	}
 	if (*s != '|') {
-		if (smi_tool_line(st->root, s))
+		if (smi_tool_line(st->root, ln->tool, s))
 			return 0;
 		if (st->part != SMI_TOP || json_object_get(st->root, "timestamp"))
 			return pline_error(ln, err, "not a table line");
@@ -259,6 +259,28 @@ static int smi_line(void *state, struct pline *ln, struct err *err)
 	return 0;
 }
 
+/* "ERR!" is what nvidia-smi prints for a field NVML failed to read (a dead
+ * fan, a power sensor): kept as the value, and said once per GPU and field
+ * in "warnings", since a GPU with one is not healthy whatever its number
+ * columns say. */
+static void smi_err_warnings(json_t *root)
+{
+	json_t *gpu, *v;
+	const char *key;
+	size_t i;
+
+	json_array_foreach(json_object_get(root, "gpus"), i, gpu)
+		json_object_foreach(gpu, key, v)
+			if (json_is_string(v) && !strcmp(json_string_value(v), "ERR!")) {
+				char *w = xasprintf("GPU %lld: %s is ERR! (NVML could not read it)",
+						    json_integer_value(json_object_get(gpu, "index")),
+						    key);
+
+				parse_warning(root, w);
+				free(w);
+			}
+}
+
 int parse_nvidia_smi(const char *buf, size_t len, json_t **ret, struct err *err)
 {
 	struct smi_state st = { 0 };
@@ -270,6 +292,8 @@ int parse_nvidia_smi(const char *buf, size_t len, json_t **ret, struct err *err)
 	if (!rc && !parse_failed(st.root) &&
 	    !json_object_get(st.root, "driver_version"))
 		rc = parse_error_end("nvidia-smi", err, "no NVIDIA-SMI banner");
+	if (!rc)
+		smi_err_warnings(st.root);
 	return parse_done(rc, st.root, ret);
 }
 
@@ -392,7 +416,7 @@ static int smiq_line(void *state, struct pline *ln, struct err *err)
 	int has_val;
 
 	if (!*s || skip_prefix(s, "=====") ||
-	    (ln->indent == 0 && smi_tool_line(st->root, s)))
+	    (ln->indent == 0 && smi_tool_line(st->root, ln->tool, s)))
 		return 0;
 	if (ln->indent % 4 || level >= SMIQ_MAX_DEPTH || level > st->depth)
 		return pline_error(ln, err, "unexpected indentation");
@@ -580,7 +604,7 @@ static int topo_line(void *state, struct pline *ln, struct err *err)
 	struct topo_state *st = state;
 	char *s = ln->text, *key, *val;
 
-	if (!*s || (st->part != TOPO_LEGEND && smi_tool_line(st->root, s)))
+	if (!*s || (st->part != TOPO_LEGEND && smi_tool_line(st->root, ln->tool, s)))
 		return 0;
 	if (!strcmp(s, "Legend:")) {
 		st->part = TOPO_LEGEND;

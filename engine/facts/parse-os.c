@@ -27,6 +27,12 @@ static int lsmod_line(void *state, struct pline *ln, struct err *err)
 	n = split_ws(ln->text, tok, 4);
 	if (n < 3 || parse_ll(tok[1], 10, &size) || parse_ll(tok[2], 10, &used))
 		return pline_error(ln, err, "expected 'module size used [by,...]'");
+	/* /proc/modules' names (lower case, digits, '_'; the kernel turns '-'
+	 * into '_') and a holder list without blanks: ibnetdiscover -p's "CA
+	 * 45 1 0x... 4x EDR ..." has three such fields too */
+	if (strspn(tok[0], "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(tok[0]) ||
+	    (n == 4 && strpbrk(tok[3], " \t")))
+		return parse_not_tool(ln->tool, err, "not a module line");
 	m = jarray_new_object(mods);
 	jset_str(m, "module", tok[0]);
 	jset_int(m, "size", size);
@@ -159,7 +165,7 @@ static int modload_line(void *state, struct pline *ln, struct err *err)
 	char *s = ln->text, *at, *sym, *end;
 	const char *kind;
 
-	if (!*s || parse_tool_line(root, s, failures, ARRAY_SIZE(failures), NULL))
+	if (!*s || parse_tool_line(root, ln->tool, s, failures, ARRAY_SIZE(failures), NULL))
 		return 0;
 	if (*s == '[') {
 		if (!(end = strchr(s, ']')))
@@ -223,7 +229,7 @@ static int modinfo_line(void *state, struct pline *ln, struct err *err)
 	char *s = ln->text, *colon;
 	size_t klen;
 
-	if (!*s || parse_tool_line(st->root, s, failures, ARRAY_SIZE(failures), NULL))
+	if (!*s || parse_tool_line(st->root, ln->tool, s, failures, ARRAY_SIZE(failures), NULL))
 		return 0;
 	if (ln->indent) {
 		if (!st->last)
@@ -245,6 +251,11 @@ static int modinfo_line(void *state, struct pline *ln, struct err *err)
 	    (colon[1] && colon[1] != ' ' && colon[1] != '\t'))
 		return pline_error(ln, err, "expected 'field: value'");
 	*colon = '\0';
+	/* kmod's modinfo prints "filename:" first (after "name:" for a
+	 * built-in module, kmod tools/modinfo.c); any other "word: value"
+	 * text is some other tool's */
+	if (!st->last && strcmp(s, "filename") && strcmp(s, "name"))
+		return parse_not_tool(ln->tool, err, "the first field is not 'filename:'");
 	free(st->last);
 	st->last = xstrdup(s);
 	s = trim(colon + 1);

@@ -8,11 +8,13 @@
 #include "parse-util.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 struct pci_state {
 	json_t *root, *devices, *dev;
+	bool real;      /* a device address or a LnkCap/LnkSta line was seen */
 };
 
 /* "17:03.0" or "0000:17:03.0" at the start of a device line. */
@@ -121,11 +123,13 @@ static int pci_line(void *state, struct pline *ln, struct err *err)
 	if (!*s)
 		return 0;
 	if (ln->indent == 0 && is_bdf(s)) {
+		st->real = true;
 		pci_new_device(st, s);
 		return 0;
 	}
 	if (skip_prefix(s, "LnkCap:") || skip_prefix(s, "LnkSta:")) {
 		split_kv(s, ':', &key, &val);
+		st->real = true;
 		if (pci_link(st, !strcmp(key, "LnkCap") ? "lnkcap" : "lnksta", val))
 			return pline_error(ln, err, "expected Speed and Width");
 		return 0;
@@ -161,5 +165,9 @@ int parse_lspci(const char *buf, size_t len, json_t **ret, struct err *err)
 	rc = parse_lines("lspci", buf, len, pci_line, &st, err);
 	if (!rc && !json_array_size(st.devices))
 		rc = parse_error_end("lspci", err, "no device and no LnkCap/LnkSta line");
+	/* indented lines alone (an excerpt cut inside a stanza) are lspci's
+	 * only when a LnkCap or LnkSta line is among them */
+	if (!rc && !st.real)
+		rc = parse_not_tool("lspci", err, "no device address and no LnkCap/LnkSta line");
 	return parse_done(rc, st.root, ret);
 }

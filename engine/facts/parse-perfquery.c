@@ -69,7 +69,7 @@ static int perf_line(void *state, struct pline *ln, struct err *err)
 
 	if (!*s)
 		return 0;
-	if (parse_tool_line(st->root, s, perf_failures, ARRAY_SIZE(perf_failures), "ibwarn:"))
+	if (parse_tool_line(st->root, ln->tool, s, perf_failures, ARRAY_SIZE(perf_failures), "ibwarn:"))
 		return 0;
 	if ((p = skip_prefix(s, "# "))) {
 		if (perf_header(st, p))

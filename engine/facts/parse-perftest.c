@@ -26,9 +26,19 @@ static const char *const perftest_warnings[] = {
 	"WARNING:",
 };
 
+/* perftest's own failure wordings (perftest_resources.c, perftest_
+ * communication.c); not libibverbs' "Failed to get IB devices list" nor
+ * NVML's "Failed to initialize NVML", which perftest does not print. */
 static const char *const perftest_failures[] = {
-	"Couldn't", "Failed", "failed", "Unable", "Error", "ERROR",
-	"Completion with error", "Problem",
+	"Couldn't", "Failed to create", "Failed to modify", "Failed to alloc",
+	"Failed to register", "Failed to query", "Failed to open", "Failed to post",
+	"Failed to exchange", "Failed to deallocate", "Failed to destroy",
+	"failed to", "Unable", "Error", "ERROR", "Completion with error", "Problem",
+	/* no device: " Did not detect devices" / " If device exists, check if
+	 * driver is up" (perftest_resources.c ctx_find_dev); a port not up:
+	 * " Port number %d state is %s" (portStates: Down, Init, Armed...),
+	 * "Link layer on port %d is Unknown" (perftest_parameters.c) */
+	"Did not detect devices", "If device exists", "Port number ", "Link layer on port",
 };
 
 /* " #bytes  #iterations  BW peak[MB/sec] ...": keys and units. */
@@ -170,5 +180,9 @@ int parse_perftest(const char *buf, size_t len, json_t **ret, struct err *err)
 	rc = parse_lines("perftest", buf, len, perftest_line, &st, err);
 	strlist_clear(&st.cols);
 	jset_bool(st.root, "ok", !json_array_size(json_object_get(st.root, "errors")));
+	/* parse.h: a failure names the tool's own first failure line */
+	if (json_array_size(json_object_get(st.root, "errors")))
+		json_object_set(st.root, "error",
+				json_array_get(json_object_get(st.root, "errors"), 0));
 	return parse_done(rc, st.root, ret);
 }

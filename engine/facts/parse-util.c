@@ -85,6 +85,11 @@ int parse_error_end(const char *tool, struct err *err, const char *what)
 	return err_set(err, ERR_PARSE, "%s: %s", tool, what);
 }
 
+int parse_not_tool(const char *tool, struct err *err, const char *why)
+{
+	return err_set(err, ERR_PARSE, "%s: not %s output (%s)", tool, tool, why);
+}
+
 char *trim(char *s)
 {
 	size_t n;
@@ -347,27 +352,96 @@ int pline_field(const struct pline *ln, struct err *err,
 	return 0;
 }
 
+/*
+ * The commands a parser's tool runs as, for the shell's "command not
+ * found": a parser takes only its own tool's. Parsers not listed run as
+ * their own name. A name ending in '*' is a prefix (perftest's ib_write_bw,
+ * ib_read_lat...), one starting with '*' a suffix (nccl-tests' *_perf).
+ */
+static const struct {
+	const char *parser, *cmds[4];
+} tool_commands[] = {
+	{ "dcgmi-diag", { "dcgmi" } },
+	{ "dle-resnet50", { "python*", "multiproc.py", "torchrun", "mpirun" } },
+	{ "dmesg-modules", { "dmesg" } },
+	{ "mmdiag-config", { "mmdiag" } },
+	{ "mmdiag-network", { "mmdiag" } },
+	{ "nccl-tests", { "*_perf", "mpirun" } },
+	{ "nvidia-smi-q", { "nvidia-smi" } },
+	{ "nvidia-smi-topo", { "nvidia-smi" } },
+	{ "perftest", { "ib_*" } },
+	{ "ssh-peer", { "ssh" } },
+	{ "tf_cnn_benchmarks", { "python*", "horovodrun", "mpirun" } },
+};
+
+static int command_is(const char *pat, const char *cmd, size_t n)
+{
+	size_t p = strlen(pat);
+
+	if (pat[p - 1] == '*')
+		return n >= p - 1 && !strncmp(cmd, pat, p - 1);
+	if (pat[0] == '*')
+		return n >= p - 1 && !strncmp(cmd + n - (p - 1), pat + 1, p - 1);
+	return n == p && !strncmp(cmd, pat, n);
+}
+
+/* Whether cmd[0..n) (a path's last part) is one tool runs as. */
+static int tool_command(const char *tool, const char *cmd, size_t n)
+{
+	const char *slash = memrchr(cmd, '/', n);
+
+	if (slash) {
+		n -= (size_t)(slash + 1 - cmd);
+		cmd = slash + 1;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(tool_commands); i++) {
+		if (strcmp(tool_commands[i].parser, tool))
+			continue;
+		for (size_t k = 0; k < ARRAY_SIZE(tool_commands[i].cmds) &&
+				   tool_commands[i].cmds[k]; k++)
+			if (command_is(tool_commands[i].cmds[k], cmd, n))
+				return 1;
+		return 0;
+	}
+	return command_is(tool, cmd, n);
+}
+
 /* Shell wordings of a missing tool: dash "sh: 1: X: not found", bash
- * "bash: X: command not found", busybox "sh: X: not found". */
-static int command_not_found(const char *s)
+ * "bash: X: command not found", busybox "sh: X: not found"; only when X
+ * is tool's own command (another tool missing is not this tool's output). */
+static int command_not_found(const char *tool, const char *s)
 {
 	size_t n = strlen(s);
 	static const char *const ends[] = { ": command not found", ": not found" };
+	static const char *const shells[] = { "sh: ", "bash: ", "-bash: ", "zsh: " };
 
 	for (size_t i = 0; i < ARRAY_SIZE(ends); i++) {
 		size_t e = strlen(ends[i]);
+		const char *cmd = s, *p;
 
-		if (n > e && !strcmp(s + n - e, ends[i]) &&
-		    (skip_prefix(s, "sh: ") || skip_prefix(s, "bash: ") ||
-		     skip_prefix(s, "-bash: ") || i == 0))
+		if (n <= e || strcmp(s + n - e, ends[i]))
+			continue;
+		for (size_t k = 0; k < ARRAY_SIZE(shells); k++)
+			if ((p = skip_prefix(s, shells[k])))
+				cmd = p;
+		if (cmd == s && i)
+			continue;
+		/* dash's line number "sh: 1: X: not found", bash -c's "bash:
+		 * line 1: X: command not found" */
+		if (cmd != s && (p = skip_prefix(cmd, "line ")))
+			cmd = p;
+		if (cmd != s && isdigit((unsigned char)*cmd) && (p = strchr(cmd, ':')) &&
+		    p[1] == ' ' && (size_t)(p - cmd) == strspn(cmd, "0123456789"))
+			cmd = p + 2;
+		if (cmd < s + n - e && tool_command(tool, cmd, (size_t)(s + n - e - cmd)))
 			return 1;
 	}
 	return 0;
 }
 
-int tool_failure_line(const char *s, const char *const *extra, size_t n)
+int tool_failure_line(const char *tool, const char *s, const char *const *extra, size_t n)
 {
-	return command_not_found(s) || has_prefix_in(s, extra, n);
+	return command_not_found(tool, s) || has_prefix_in(s, extra, n);
 }
 
 void parse_failure(json_t *root, const char *msg)
@@ -378,10 +452,10 @@ void parse_failure(json_t *root, const char *msg)
 	json_array_append_new(jarray_at(root, "errors"), json_string(msg));
 }
 
-int parse_tool_line(json_t *root, const char *s, const char *const *failures,
-		    size_t n, const char *warn_prefix)
+int parse_tool_line(json_t *root, const char *tool, const char *s,
+		    const char *const *failures, size_t n, const char *warn_prefix)
 {
-	if (tool_failure_line(s, failures, n)) {
+	if (tool_failure_line(tool, s, failures, n)) {
 		parse_failure(root, s);
 		return 1;
 	}

@@ -38,6 +38,10 @@ int parse_lines(const char *tool, const char *buf, size_t len, pline_fn *fn,
 int pline_error(const struct pline *ln, struct err *err, const char *what);
 /* Sets err to "TOOL: what" for problems found after the last line. */
 int parse_error_end(const char *tool, struct err *err, const char *what);
+/* Sets err to "TOOL: not TOOL output (why)" (ERR_PARSE): text that lacks
+ * what the tool always prints (its header, key set, column shape), so
+ * that a parser never reads another tool's output as its own. */
+int parse_not_tool(const char *tool, struct err *err, const char *why);
 
 /* Trims blanks (spaces, tabs) at both ends, in place. */
 char *trim(char *s);
@@ -115,16 +119,19 @@ json_t *jarray_add_row(json_t *arr, const char *const *keys, size_t nkeys,
  * or the shell says the tool could not do its job ("bash: ibstat: command
  * not found", "ibpanic: ...", "Fatal error: ...", "Failed to initialize
  * NVML: ...", "No IB devices found") is valid input. tool_failure_line()
- * says whether s is one of those that all tools share, plus the tool's own
- * prefixes in extra (n of them); parse_failure() records it in root:
+ * says whether s is the shell's word that tool's own command (parse-util.c's
+ * tool_commands: a sibling's "command not found" is not this tool's) is
+ * missing, or starts with one of the tool's own prefixes in extra (n of
+ * them), which list only what that tool itself prints; parse_failure()
+ * records it in root:
  * "ok": false, "error" (the first such line) and "errors" (all of them).
  */
-int tool_failure_line(const char *s, const char *const *extra, size_t n);
+int tool_failure_line(const char *tool, const char *s, const char *const *extra, size_t n);
 void parse_failure(json_t *root, const char *msg);
 /* Records s when it is a failure (common or in failures) or starts with
  * warn_prefix (may be NULL), as above; 1 when it was one of them. */
-int parse_tool_line(json_t *root, const char *s, const char *const *failures,
-		    size_t n, const char *warn_prefix);
+int parse_tool_line(json_t *root, const char *tool, const char *s,
+		    const char *const *failures, size_t n, const char *warn_prefix);
 /* Appends msg to root's "warnings" (lines kept, not understood as data). */
 void parse_warning(json_t *root, const char *msg);
 /* Sets "ok": true unless a failure was recorded; true when it was. */

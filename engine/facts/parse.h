@@ -6,10 +6,13 @@
  * one JSON object and returns it through ret (the caller owns the reference
  * and drops it with json_decref()). Text that fits none of the tool's known
  * forms fails with ERR_PARSE and a message "TOOL: line N: what did not fit";
- * empty input fails with "TOOL: no TOOL output". A failure the tool itself
+ * text without what the tool always prints (its header, key set, column
+ * shape) fails with "TOOL: not TOOL output (why)", so that no parser takes
+ * another tool's output (tests/unit/test-parse-cross.c); empty input fails
+ * with "TOOL: no TOOL output". A failure the tool itself
  * reports (sminfo's iberror, perftest's "Couldn't allocate MR", ibstat's
  * ibpanic, nvidia-smi's "Failed to initialize NVML", the shell's "command
- * not found") is valid input: it parses into the object with "ok": false,
+ * not found" for that tool's own command) is valid input: it parses into the object with "ok": false,
  * "error" (the tool's first words) and "errors"; whatever parsed before it
  * stays. Lines a tool prints besides its data (nvidia-smi's "WARNING:
  * infoROM is corrupted ...", lspci's pcilib lines) go to "warnings". A
@@ -41,7 +44,7 @@ const struct parser *parser_list(size_t *ret_n);
 
 /* parse-ib.c */
 parse_fn parse_ibstat, parse_ibstatus, parse_ibv_devinfo, parse_sminfo,
-	parse_ofed_info;
+	parse_ofed_info, parse_saquery;
 /* parse-nvidia.c */
 parse_fn parse_nvidia_smi, parse_nvidia_smi_q, parse_nvidia_smi_topo;
 /* parse-pci.c */
@@ -51,7 +54,8 @@ parse_fn parse_lsmod, parse_os_release, parse_getenforce, parse_dmesg_modules, p
 /* parse-gpfs.c */
 parse_fn parse_mmgetstate, parse_mmlscluster, parse_mmlsconfig,
 	parse_mmlsmount, parse_mmremotecluster, parse_mmremotefs, parse_mmlsnodeclass,
-	parse_mmlsmgr, parse_mmdiag_config, parse_mmdiag_network, parse_mmhealth;
+	parse_mmlsmgr, parse_mmdiag_config, parse_mmdiag_network, parse_mmhealth,
+	parse_mmlsfileset;
 /* parse-ibdev2netdev.c */
 parse_fn parse_ibdev2netdev;
 /* parse-ibhosts.c */
@@ -75,7 +79,10 @@ parse_fn parse_dcgmi_diag;
  */
 json_t *dcgmi_diag_problems(const json_t *diag);
 /* parse-bench.c */
-parse_fn parse_nccl_tests, parse_tf_cnn_benchmarks, parse_dle_resnet50;
+parse_fn parse_nccl_tests, parse_nccl_debug, parse_tf_cnn_benchmarks, parse_dle_resnet50,
+	parse_horovod_synthetic;
+/* parse-kube.c */
+parse_fn parse_kubectl_get_nodes, parse_kubectl_describe_node;
 /* parse-sshpeer.c */
 parse_fn parse_ssh_peer;
 

@@ -47,6 +47,12 @@ double validate_outliers_low(const double *v, size_t n, double min_drop_pct, boo
 struct host;
 struct strbuf;
 struct validate_nccl_cfg;
+/* validate-nccl.c: what a run's NCCL_DEBUG=INFO lines say (network, IB
+ * devices, transports, per host): nccl-tests' "nccl_info" when the output
+ * has its table, else the nccl-debug parser's reading of the bare log (a
+ * run that failed or hung before its table); NULL when it has no NCCL
+ * line. Caller owns it. */
+json_t *validate_nccl_info(const char *out, size_t len);
 /* validate-nccl.c: appends "CMD -b MIN -e MAX -f 2 -g GPUS". */
 void validate_nccl_args(struct strbuf *sb, const struct validate_nccl_cfg *c, unsigned gpus);
 void validate_mpi_variant_name(const struct mpi_variant *v, char (*out)[32]);

@@ -217,6 +217,12 @@ static char *read_result(const char *out, size_t len, json_t **ret_parsed, doubl
 	if (parse_nccl_tests(out, len, ret_parsed, &e)) {
 		/* mpirun's own complaint is its last line: show it. */
 		const char *end = out + len, *p;
+		json_t *dbg = validate_nccl_info(out, len);
+
+		/* no table, but the ranks' NCCL_DEBUG lines still say which
+		 * node went over sockets or without GDRDMA */
+		if (dbg)
+			*ret_parsed = json_pack("{s:o}", "nccl_info", dbg);
 
 		while (end > out && (end[-1] == '\n' || end[-1] == '\r'))
 			end--;
@@ -306,9 +312,14 @@ static void run_variant(struct task_ctx *t, struct mpi_job *j, const struct mpi_
 		cmd_result_init(&cr);
 		if (task_exec(t, 0, &cmd, &cr, &e))
 			error = xstrdup(err_msg(&e));
-		else if (cr.outcome == CMD_TIMED_OUT)
+		else if (cr.outcome == CMD_TIMED_OUT) {
+			json_t *dbg = validate_nccl_info(cr.out.buf ? cr.out.buf : "", cr.out.len);
+
 			error = xasprintf("timed out after %u s (mpirun killed)", c->timeout_s);
-		else if (cr.outcome == CMD_EXITED && cr.exit_status == 127)
+			/* a hung run's NCCL_DEBUG lines may still name the node */
+			if (dbg)
+				parsed = json_pack("{s:o}", "nccl_info", dbg);
+		} else if (cr.outcome == CMD_EXITED && cr.exit_status == 127)
 			error = xasprintf("%s not found on %s (install Open MPI: openmpi-bin)",
 					  c->mpirun_command, j->inv->hosts[j->hosts[0]].name);
 		else

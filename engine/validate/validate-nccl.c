@@ -118,6 +118,23 @@ static void judge(const struct nccl_job *j, enum nrun run, struct nccl_meas *m)
 		m->st = VS_FAIL;
 }
 
+json_t *validate_nccl_info(const char *out, size_t len)
+{
+	json_t *j = NULL, *info = NULL;
+	struct err e = ERR_INIT;
+
+	if (!parse_nccl_tests(out, len, &j, &e)) {
+		info = json_incref(json_object_get(j, "nccl_info"));
+		json_decref(j);
+	} else {
+		err_clear(&e);
+		if (parse_nccl_debug(out, len, &info, &e))
+			info = NULL;
+	}
+	err_clear(&e);
+	return info;
+}
+
 /* Reads busbw, latency and the NCCL_DEBUG verdict from one run's output. */
 static void read_run(struct nccl_meas *m, const char *out, size_t len, char **ret_error)
 {
@@ -135,6 +152,16 @@ static void read_run(struct nccl_meas *m, const char *out, size_t len, char **re
 	if (parse_nccl_tests(out, len, &j, &e)) {
 		*ret_error = xstrdup(err_msg(&e));
 		err_clear(&e);
+		/* no table: the NCCL_DEBUG lines alone still tell the
+		 * transport, judged as with a table */
+		if (!(info = validate_nccl_info(out, len)))
+			return;
+		if (json_is_string(json_object_get(info, "network")))
+			m->network = xstrdup(json_string_value(json_object_get(info, "network")));
+		m->transports = json_incref(json_object_get(info, "transports"));
+		if (!m->transports)
+			m->transports = json_object();
+		json_decref(info);
 		return;
 	}
 	rows = json_object_get(j, "rows");

@@ -52,7 +52,7 @@ PY
 for t in getenforce ibnetdiscover ibstat ibstatus ibv_devinfo lsmod lspci mmgetstate mmlscluster \
 	mmlsconfig mmlsmount mmremotecluster mmremotefs nccl-tests nvidia-smi \
 	nvidia-smi-q nvidia-smi-topo ofed_info os-release perftest sminfo tf_cnn_benchmarks \
-	dle-resnet50; do
+	dle-resnet50 nccl-debug horovod-synthetic kubectl-get-nodes kubectl-describe-node saquery mmlsfileset; do
 	grep -q "^  $t " "$OUT" || fail "--list lacks $t"
 	[ -d "$FIX/$t" ] || fail "no fixtures for $t"
 done
@@ -107,6 +107,12 @@ expect perftest ib_write_bw_bnxt_re_3qp_rdma_cm_gbits_363gbps_spaces.txt remote/
 expect nccl-tests all_reduce_2x8_v100_dgx1_edr_ib_openshift_footer_seed_reconstructed.txt avg_bus_bandwidth 12.3088
 expect nccl-tests all_reduce_2x8_h100_gcp_a3mega_new_format_footer.txt rows/30/out_of_place/busbw 338.82
 expect nccl-tests all_reduce_2x_a100_80gb_nccl_debug_info_socket_excerpt.txt nccl_version 2.20.5+cuda12.4
+expect nccl-tests all_reduce_2_ranks_rtx5090_socket_version_line_2_18_0.txt nccl_version 2.29.7
+expect nccl-debug nccl_2_x_dgx1_ib_ports_bare_gdr_line_dell_isilon_reconstructed.txt hosts/DGX1-1/net_peers/0/gdr true
+expect nccl-debug nccl_2_27_5_roce_8_hcas_gid_index_3_gdrdma_ofi_plugin_fallback_excerpt.txt network IB
+expect horovod-synthetic tf2_synthetic_resnet50_8gpu_p100_elided.txt total_images_per_sec 1399.1
+expect kubectl-get-nodes wide_3_nodes_centos7_docker_containerd_kubeadm.txt nodes/2/os_image "CentOS Linux 7 (Core)"
+expect kubectl-describe-node eks_g6e_l40s_4_gpus_taint_conditions_allocated.txt taints/0/effect NoSchedule
 expect tf_cnn_benchmarks tf_cnn_benchmarks_resnet101_horovod_2gpu_mpijob_elided.txt total_images_per_sec 308.27
 expect tf_cnn_benchmarks tf_cnn_benchmarks_resnet101_horovod_2gpu_mpijob_elided.txt num_gpus 2
 expect dle-resnet50 pytorch_rn50_2x8_v100_dllogger_train_total_ips_libibverbs_warnings.txt parameters/world_size 16

@@ -20,22 +20,29 @@
 #include "../../engine/facts/parse.h"
 #include "../../engine/base/strbuf.h"
 
-static inline void fixture_read(const char *tool, const char *file,
-				struct strbuf *sb)
+/* Appends the whole file at path to sb; fails the test if it cannot. */
+static inline void file_read(const char *path, struct strbuf *sb)
 {
-	const char *dir = getenv("BRINGUP_FIXTURES");
-	char path[1024], chunk[4096];
+	char chunk[4096];
 	size_t got;
-	FILE *f;
+	FILE *f = fopen(path, "r");
 
-	snprintf(path, sizeof(path), "%s/%s/%s",
-		 dir ? dir : "tests/fixtures/tools", tool, file);
-	f = fopen(path, "r");
 	if (!f)
 		fail_msg("cannot open fixture %s", path);
 	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
 		strbuf_add(sb, chunk, got);
 	fclose(f);
+}
+
+static inline void fixture_read(const char *tool, const char *file,
+				struct strbuf *sb)
+{
+	const char *dir = getenv("BRINGUP_FIXTURES");
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/%s/%s",
+		 dir ? dir : "tests/fixtures/tools", tool, file);
+	file_read(path, sb);
 }
 
 /* Runs TOOL's parser on text; fails the test unless it succeeds. */

@@ -245,9 +245,125 @@ static void test_dle_failures(void **state)
 	err_clear(&e);
 }
 
+/* Issue 26: the nccl-tests version line keeps NCCL's version (NCCL_VERSION_
+ * CODE 22907 = 2.29.7); a run that fails before its table names
+ * nccl-tests' own failure line; a bare NCCL log is still no nccl-tests
+ * output. */
+static void test_nccl_tests_version_line_and_failure(void **state)
+{
+	json_t *j = parse_fixture("nccl-tests", "all_reduce_2_ranks_rtx5090_socket_version_line_2_18_0.txt");
+
+	(void)state;
+	assert_jstr_at(j, "nccl_tests_version", "2.18.0");
+	assert_jstr_at(j, "nccl_version", "2.29.7");
+	assert_jstr_at(j, "nccl_library_version", "2.29.7");
+	assert_jsize_at(j, "rows", 25);
+	json_decref(j);
+	j = parse_fixture("nccl-tests", "failure_duplicate_gpu_test_nccl_failure_invalid_usage.txt");
+	assert_tool_failure(j, "Test NCCL failure common.cu:210 'invalid usage'");
+	assert_null(jpath(j, "format"));
+	json_decref(j);
+	expect_error("nccl-tests", "../nccl-debug/nccl_2_27_5_roce_8_hcas_gid_index_3_gdrdma_ofi_plugin_fallback_excerpt.txt",
+		     "nccl-tests: no result rows");
+}
+
+static long long transport_count(json_t *o, const char *kind)
+{
+	return json_integer_value(json_object_get(json_object_get(o, "transports"), kind));
+}
+
+/* Issue 26: a NCCL_DEBUG=INFO log without a results table parses (nccl-
+ * debug): network, IB devices, transports; NCCL 2.x's bare "3 -> 0 via
+ * NET/IB/3/GDRDMA" path and "IB Ports :" lines (Dell EMC's DGX-1 log); GDR
+ * per GPU/HCA and per network peer; a WARN that reports an error fails. */
+static void test_nccl_debug(void **state)
+{
+	json_t *j = parse_fixture("nccl-debug", "nccl_2_x_dgx1_ib_ports_bare_gdr_line_dell_isilon_reconstructed.txt");
+
+	(void)state;
+	assert_jbool_at(j, "ok", 1);
+	assert_int_equal(transport_count(j, "NET/IB/GDRDMA"), 1);
+	assert_int_equal(transport_count(j, "P2P/IPC"), 1);
+	assert_jstr_at(j, "hosts/DGX1-1/net_peers/0/from", "3");
+	assert_jstr_at(j, "hosts/DGX1-1/net_peers/0/to", "0");
+	assert_jbool_at(j, "hosts/DGX1-1/net_peers/0/gdr", 1);
+	assert_jsize_at(j, "ib_ports/1", 4);
+	assert_jstr_at(j, "ib_ports/0/3/port", "mlx5_0/1");
+	assert_jstr_at(j, "ib_ports/0/3/path", "PIX");
+	json_decref(j);
+
+	/* healthy RoCE with GDRDMA, no table */
+	j = parse_fixture("nccl-debug", "nccl_2_27_5_roce_8_hcas_gid_index_3_gdrdma_ofi_plugin_fallback_excerpt.txt");
+	assert_jbool_at(j, "ok", 1);
+	assert_jstr_at(j, "network", "IB");
+	assert_jsize_at(j, "ib_devices", 8);
+	assert_int_equal(transport_count(j, "NET/IB/GDRDMA"), 20);
+	assert_jbool_at(j, "hosts/tpgds-aihub0008/net_peers/0/gdr", 1);
+	json_decref(j);
+
+	/* GDR refused per GPU: PCI distance */
+	j = parse_fixture("nccl-debug", "nccl_2_4_ib_gdr_disabled_distance_via_net_ib_0_no_gdrdma_excerpt.txt");
+	assert_jbool_at(j, "hosts/master_node/gdr/0/enabled", 0);
+	assert_jstr_at(j, "hosts/master_node/gdr/0/gpu", "2");
+	assert_jstr_at(j, "hosts/master_node/gdr/0/why", "distance 3 >= 2");
+	assert_jbool_at(j, "hosts/master_node/net_peers/0/gdr", 0);
+	json_decref(j);
+
+	/* no IB device: NCCL's own words */
+	j = parse_fixture("nccl-debug", "nccl_aws_no_ib_device_socket_ring_via_net_socket_excerpt.txt");
+	assert_jstr_at(j, "ib_error", "NET/IB : No device found.");
+	assert_jsize_at(j, "ib_devices", 0);
+	json_decref(j);
+
+	/* the run's failure */
+	j = parse_fixture("nccl-debug", "nccl_ib_gdr_completion_error_5_vendor_err_249_hang_excerpt.txt");
+	assert_jbool_at(j, "ok", 0);
+	assert_non_null(strstr(json_string_value(json_object_get(j, "error")), "Got completion from peer"));
+	json_decref(j);
+
+	expect_error_text("nccl-debug", "Loading model\nepoch 1\n", 21,
+			  "nccl-debug: not nccl-debug output");
+}
+
+/* Issue 26: Horovod's synthetic benchmark ("Total img/sec on N GPU(s)"),
+ * TF2 and PyTorch alike, also under mpirun --tag-output; other benchmarks'
+ * output is not its own. */
+static void test_horovod_synthetic(void **state)
+{
+	json_t *j = parse_fixture("horovod-synthetic", "tf2_synthetic_resnet50_8gpu_p100_elided.txt");
+
+	(void)state;
+	assert_jstr_at(j, "model", "ResNet50");
+	assert_jint_at(j, "batch_size", 32);
+	assert_jint_at(j, "num_devices", 8);
+	assert_jsize_at(j, "iterations", 10);
+	assert_jnum_at(j, "iterations/9/images_per_sec", 177.8);
+	assert_jnum_at(j, "images_per_sec_per_device", 174.9);
+	assert_jint_at(j, "total_devices", 8);
+	assert_jnum_at(j, "total_images_per_sec", 1399.1);
+	assert_jnum_at(j, "total_conf", 29.3);
+	json_decref(j);
+	j = parse_fixture("horovod-synthetic", "tf2_synthetic_resnet50_8gpu_mpirun_tag_output_elided.txt");
+	assert_jnum_at(j, "total_images_per_sec", 4800.1);
+	assert_jsize_at(j, "iterations", 10);
+	json_decref(j);
+	j = parse_fixture("horovod-synthetic", "pytorch_synthetic_resnet50_4gpu_issue_712.txt");
+	assert_jstr_at(j, "model", "resnet50");
+	assert_jnum_at(j, "total_images_per_sec", 432.8);
+	assert_jint_at(j, "total_devices", 4);
+	json_decref(j);
+	expect_error("horovod-synthetic", "../tf_cnn_benchmarks/tf_cnn_benchmarks_resnet50_1gpu_synthetic_2017.txt",
+		     "horovod-synthetic: line 1: not a Horovod synthetic benchmark line");
+	expect_error_text("horovod-synthetic", "Model: ResNet50\n", 16,
+			  "horovod-synthetic: not horovod-synthetic output");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nccl_tests_version_line_and_failure),
+		cmocka_unit_test(test_nccl_debug),
+		cmocka_unit_test(test_horovod_synthetic),
 		cmocka_unit_test(test_nccl_dgx1_openshift_old_layout),
 		cmocka_unit_test(test_nccl_h100_new_layout),
 		cmocka_unit_test(test_nccl_debug_info_indented),

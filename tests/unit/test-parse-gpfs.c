@@ -109,6 +109,9 @@ static void test_mmlsmount_remote(void **state)
 	assert_jstr_at(j, "filesystems/0/nodes/5/ip", "10.10.1.17");
 	assert_jstr_at(j, "filesystems/0/nodes/5/node", "worker03.ocp4");
 	assert_jstr_at(j, "filesystems/0/nodes/0/cluster", "ess3000.bda.scale.ibm.com");
+	/* issue 26: the mismatch is said, not left for the reader to count */
+	assert_jsize_at(j, "warnings", 1);
+	assert_jstr_at(j, "warnings/0", "fs1: mounted on 7 nodes, 6 listed");
 	json_decref(j);
 	expect_error("mmlsmount", "malformed_line1_node_before_file_system.txt",
 		     "mmlsmount: line 1: expected 'File system");
@@ -401,6 +404,38 @@ static void test_gpfs_three_vms_perfmon(void **state)
 	json_decref(j);
 }
 
+/* Issue 26: mmlsfileset -L read by words (a long CSI fileset name shifts
+ * its row), no comment, and the plain layout. */
+static void test_mmlsfileset(void **state)
+{
+	json_t *j = parse_fixture("mmlsfileset", "L_ess3k_fs1_csi_filesets_long_name_shifts_columns.txt");
+
+	(void)state;
+	assert_jstr_at(j, "file_system", "ess3k_fs1");
+	assert_jstr_at(j, "format", "long");
+	assert_jsize_at(j, "filesets", 3);
+	assert_jstr_at(j, "filesets/1/name", "pvc-87f18620-9fac-44ce-ad19-0def5f4304a1");
+	assert_jint_at(j, "filesets/1/id", 1);
+	assert_jint_at(j, "filesets/1/root_inode", 524291);
+	assert_jint_at(j, "filesets/1/parent_id", 0);
+	assert_jstr_at(j, "filesets/1/created", "Mon Feb 15 12:56:11 2021");
+	assert_jint_at(j, "filesets/1/max_inodes", 1024);
+	assert_jstr_at(j, "filesets/1/comment", "Fileset created by IBM Container Storage Interface driver");
+	assert_null(jpath(j, "filesets/0/parent_id"));
+	json_decref(j);
+	j = parse_fixture("mmlsfileset", "L_gpfs_test1_independent_fileset_no_comment.txt");
+	assert_jint_at(j, "filesets/1/alloc_inodes", 65920);
+	assert_jstr_at(j, "filesets/1/comment", "");
+	json_decref(j);
+	j = parse_fixture("mmlsfileset", "plain_fs1_ces_3_linked.txt");
+	assert_jstr_at(j, "format", "plain");
+	assert_jstr_at(j, "filesets/2/path", "/gpfs/fs1/tools");
+	assert_jbool_at(j, "filesets/2/linked", 1);
+	json_decref(j);
+	expect_error("mmlsfileset", "../mmlsmount/mmlsmount_all_L_remote_fs_mounted.txt",
+		     "not mmlsfileset output");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_gpfs_three_vms_perfmon),
 		cmocka_unit_test(test_mmlsconfig_node_classes),
 		cmocka_unit_test(test_mmlsmount_remote),
+		cmocka_unit_test(test_mmlsfileset),
 		cmocka_unit_test(test_mmremotecluster),
 		cmocka_unit_test(test_mmremotefs),
 		cmocka_unit_test(test_mmlsnodeclass),

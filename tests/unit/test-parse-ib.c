@@ -329,6 +329,26 @@ static void test_ib_tool_failures(void **state)
 	j = parse_text("ibstat", "sh: 1: ibstat: not found\n", 25);
 	assert_tool_failure(j, NULL);
 	json_decref(j);
+	j = parse_text("ibstat", "bash: line 1: ibstat: command not found\n", 40);
+	assert_tool_failure(j, "bash: line 1: ibstat: command not found");
+	json_decref(j);
+	/* libibverbs' provider warnings before the tool's own failure */
+	j = parse_fixture("ibv_devinfo", "no_ib_devices_found_libibverbs_no_config_dir.txt");
+	assert_tool_failure(j, "No IB devices found");
+	assert_jstr_at(j, "warnings/0", "libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'.");
+	json_decref(j);
+	j = parse_fixture("ibv_devinfo", "no_ib_devices_found_no_userspace_driver_pib.txt");
+	assert_tool_failure(j, "No IB devices found");
+	assert_jsize_at(j, "warnings", 2);
+	json_decref(j);
+	/* a sibling's missing command or library error is not this tool's
+	 * output (issue 26) */
+	expect_error_text("ibstat", "bash: ofed_info: command not found\n", 35,
+			  "ibstat: line 1");
+	expect_error_text("ibstatus", "Failed to get IB devices list: Function not implemented\n", 56,
+			  "ibstatus: line 1");
+	expect_error_text("ibv_devinfo", "Fatal error:  device '*': sys files not found\n", 46,
+			  "ibv_devinfo: line 1");
 }
 
 /* ofed_info -n is a bare version (no flavour); old releases' full first
@@ -452,9 +472,38 @@ static void test_ofed_info_doca(void **state)
 	json_decref(j);
 }
 
+/* Issue 26: saquery's NodeRecord (a real one; the mailing list lost the
+ * two tabs saquery.c puts before each field), its iberror, and text that
+ * has no record. */
+static void test_saquery(void **state)
+{
+	static const char tabbed[] = "NodeRecord dump:\n\t\tlid.....................0x86\n"
+				     "\t\tport_num................0x1\n"
+				     "\t\tNodeDescription.........dgx01 mlx5_0\n";
+	json_t *j = parse_fixture("saquery", "noderecord_cx5_lid_134_mailing_list_tabs_stripped.txt");
+
+	(void)state;
+	assert_jstr_at(j, "records/0/type", "NodeRecord");
+	assert_jint_at(j, "nodes/0/lid", 134);
+	assert_jint_at(j, "nodes/0/port_num", 1);
+	assert_jstr_at(j, "nodes/0/node_guid", "0x98039b03006c7913");
+	assert_jstr_at(j, "nodes/0/node_type", "Channel Adapter");
+	assert_jstr_at(j, "nodes/0/description", "MT4119 ConnectX5   Mellanox Technologies");
+	json_decref(j);
+	/* older saquery prints lid and port_num in hex (saquery.c format) */
+	j = parse_text("saquery", tabbed, sizeof(tabbed) - 1);
+	assert_jint_at(j, "nodes/0/lid", 134);
+	json_decref(j);
+	j = parse_text("saquery", "saquery: iberror: failed: Failed to bind to the SA\n", 50);
+	assert_tool_failure(j, "saquery: iberror: failed: Failed to bind to the SA");
+	json_decref(j);
+	expect_error("saquery", "../sminfo/sminfo_master_healthy.txt", "not saquery output");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_saquery),
 		cmocka_unit_test(test_ibstat_h100_ndr_with_bond),
 		cmocka_unit_test(test_ibstat_h100_eth_ports_down),
 		cmocka_unit_test(test_ibstat_a100_hdr),

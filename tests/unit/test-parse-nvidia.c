@@ -64,6 +64,9 @@ static void test_smi_table_err_values(void **state)
 
 	(void)state;
 	assert_jstr_at(j, "gpus/0/fan", "ERR!");
+	/* issue 26: a field NVML could not read is a warning */
+	assert_jsize_at(j, "warnings", 1);
+	assert_jstr_at(j, "warnings/0", "GPU 0: fan is ERR! (NVML could not read it)");
 	assert_jint_at(j, "gpus/0/temperature_c", 38);
 	assert_jstr_at(j, "gpus/0/name", "NVIDIA GeForce ...");
 	assert_jstr_at(j, "gpus/0/compute_mode", "E. Process");
@@ -74,6 +77,7 @@ static void test_smi_table_err_values(void **state)
 	assert_jstr_at(j, "timestamp", "Fri Dec 15 20:10:59 2023");
 	assert_jstr_at(j, "gpus/0/power_draw_w", "N/A");
 	assert_jstr_at(j, "gpus/0/power_cap_w", "ERR!");
+	assert_jstr_at(j, "warnings/0", "GPU 0: power_cap_w is ERR! (NVML could not read it)");
 	assert_jstr_at(j, "processes/1/process_name", "...libexec/gnome-remote-desktop-daemon");
 	assert_jint_at(j, "processes/1/pid", 2515);
 	assert_jint_at(j, "processes/1/memory_mib", 1);

@@ -107,6 +107,32 @@ static void test_write_bw_bnxt_3qp_gbits(void **state)
 	json_decref(j);
 }
 
+/*
+ * No device (a pod without its RDMA device: a real capture), and a port
+ * that is not up: " Port number %d state is %s" then the caller's line, as
+ * perftest_parameters.c/perftest_resources.c print them (no public capture
+ * found; the lines are the source's format strings filled in).
+ */
+static void test_no_device_and_port_down(void **state)
+{
+	static const char down[] = " Port number 1 state is Down\n Couldn't set the link layer\n"
+				   " Couldn't get context for the device\n";
+	json_t *j = parse_fixture("perftest", "ib_write_bw_did_not_detect_devices_pod.txt");
+
+	(void)state;
+	assert_tool_failure(j, "Did not detect devices");
+	assert_jsize_at(j, "errors", 3);
+	json_decref(j);
+	j = parse_text("perftest", down, sizeof(down) - 1);
+	assert_tool_failure(j, "Port number 1 state is Down");
+	json_decref(j);
+	/* libibverbs' and NVML's failures are not perftest's */
+	expect_error_text("perftest", "Failed to get IB devices list: Function not implemented\n", 56,
+			  "perftest: line 1: not a perftest line");
+	expect_error_text("perftest", "Failed to initialize NVML: Driver/library version mismatch\n", 59,
+			  "perftest: line 1: not a perftest line");
+}
+
 /* The tool's own failures are results with ok=false, not parse errors. */
 static void test_failures(void **state)
 {
@@ -115,6 +141,7 @@ static void test_failures(void **state)
 	(void)state;
 	assert_jbool_at(j, "ok", 0);
 	assert_jstr_at(j, "errors/0", "Couldn't allocate MR");
+	assert_jstr_at(j, "error", "Couldn't allocate MR");
 	assert_jstr_at(j, "errors/3", "Couldn't create IB resources");
 	assert_jsize_at(j, "results", 0);
 	json_decref(j);
@@ -134,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_write_bw_soft_roce_server),
 		cmocka_unit_test(test_write_bw_bnxt_3qp_gbits),
 		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_no_device_and_port_down),
 	};
 	return cmocka_run_group_tests_name("parse-perftest", tests, NULL, NULL);
 }

@@ -156,11 +156,37 @@ static void test_every_parser_on_every_fixture(void **state)
 	assert_true(files >= 60);
 }
 
+/* Issue 26: text that lacks what a tool always prints is refused as not
+ * its output, naming what was missing; the shapes each parser checks. */
+static void test_not_tool_output(void **state)
+{
+	(void)state;
+	/* any "word rest" line used to become an attribute */
+	expect_error_text("mmdiag-config", "Dependency   OK\n", 16,
+			  "mmdiag-config: not mmdiag-config output (no '=== mmdiag: config ===' header)");
+	expect_error_text("mmdiag-config", "=== mmdiag: network ===\n", 24,
+			  "not mmdiag-config output");
+	/* kmod's modinfo starts with filename: */
+	expect_error_text("modinfo", "sminfo: sm lid 1 sm guid 0x1, activity count 2 priority 0 state 3 SMINFO_MASTER\n",
+			  80, "modinfo: not modinfo output (the first field is not 'filename:')");
+	/* ibnetdiscover -p's CA line has three lsmod-like fields */
+	expect_error_text("lsmod", "CA    45  1 0x0002c90300a1b2c3 4x EDR - SW     7 22 0x0002c903 ( )\n", 68,
+			  "lsmod: not lsmod output");
+	/* mmauth show's stanzas have no contact nodes */
+	expect_error_text("mmremotecluster", "Cluster name:        a.b\nCipher list:         AUTHONLY\n", 52,
+			  "mmremotecluster: not mmremotecluster output");
+	/* indented text alone is no lspci stanza */
+	expect_error_text("lspci", "   Link 1\n   Link 2\n", 20, "lspci: not lspci output");
+	/* a sibling's missing command is not this tool's failure */
+	expect_error_text("sminfo", "bash: ofed_info: command not found\n", 35, "sminfo: line 1");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_is_sorted_and_complete),
 		cmocka_unit_test(test_empty_input_is_an_error),
+		cmocka_unit_test(test_not_tool_output),
 		cmocka_unit_test(test_split_helpers),
 		cmocka_unit_test(test_numbers_and_slugs),
 		cmocka_unit_test(test_line_numbers_with_crlf),

@@ -14,6 +14,9 @@
 #include "../../engine/base/strbuf.h"
 #include "../../engine/validate/validate.h"
 #include "../../engine/validate/validate-int.h"
+#include "../../engine/base/xalloc.h"
+
+#include <unistd.h>
 
 /* Checks the tournament for n players: rounds, disjointness, coverage. */
 static void check_all(size_t n)
@@ -548,10 +551,108 @@ static void test_report_html_legend_not_clipped(void **state)
 	json_decref(j);
 }
 
+/* A report of one rdma stage: every pair of dgx01..04 on mlx5_0/1 and
+ * mlx5_1/1 at gbps, but pairs with dgx03 on mlx5_1 at slow. */
+static json_t *rdma_report(double gbps, double slow)
+{
+	json_t *res = json_array();
+	const char *hosts[] = { "dgx01", "dgx02", "dgx03", "dgx04" };
+	const char *hcas[] = { "mlx5_0", "mlx5_1" };
+
+	for (int a = 0; a < 4; a++)
+		for (int b = a + 1; b < 4; b++)
+			for (int h = 0; h < 2; h++)
+				json_array_append_new(res, json_pack(
+					"{s:s, s:s, s:s, s:i, s:f}", "server", hosts[a], "client",
+					hosts[b], "hca", hcas[h], "port", 1, "gbps",
+					h == 1 && (a == 2 || b == 2) ? slow : gbps));
+	return json_pack("{s:s, s:[{s:s, s:s, s:[], s:o}]}", "cluster", "t", "stages",
+			 "stage", "rdma", "status", "pass", "findings", "results", res);
+}
+
+/* validate-baseline.c: one port below its baseline against every peer is
+ * one warning on that port naming the peers, not one per pair; a pair
+ * dropped alone stays a warning of its own. */
+static void test_baseline_folds_a_port(void **state)
+{
+	char dir[] = "/tmp/bringup-test-baseline-XXXXXX", *path;
+	struct err err = ERR_INIT;
+	json_t *r, *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	r = rdma_report(100, 100);
+	assert_int_equal(validate_baseline(r, dir, 10, &err), 0);
+	assert_true(json_is_true(json_object_get(json_object_get(r, "baseline"), "stored")));
+	json_decref(r);
+
+	r = rdma_report(100, 40);
+	/* and dgx01-dgx02 on mlx5_0 alone */
+	json_real_set(json_object_get(json_array_get(json_object_get(json_array_get(
+		json_object_get(r, "stages"), 0), "results"), 0), "gbps"), 50);
+	assert_int_equal(validate_baseline(r, dir, 10, &err), 0);
+	f = json_object_get(json_array_get(json_object_get(r, "stages"), 0), "findings");
+	assert_int_equal(json_array_size(f), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(f, 0), "host")), "dgx03");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(f, 0), "subject")), "mlx5_1/1");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(f, 0), "message")),
+			    "60% below the baseline against 3 peers: dgx01 40.0 of 100.0, "
+			    "dgx02 40.0 of 100.0, dgx04 40.0 of 100.0");
+	assert_null(json_string_value(json_object_get(json_array_get(f, 1), "host")));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(f, 1), "subject")),
+			    "dgx01-dgx02 mlx5_0/1");
+	assert_string_equal(json_string_value(json_object_get(r, "status")), "warn");
+	json_decref(r);
+	path = xasprintf("%s/validate-baseline.json", dir);
+	unlink(path);
+	free(path);
+	rmdir(dir);
+}
+
+/* Issue 26: a run with no results table (it failed or hung) is still
+ * judged on its NCCL_DEBUG lines: the host on sockets, the host whose
+ * network paths lack GDRDMA (real logs: tests/fixtures/tools/nccl-debug). */
+static void test_nccl_info_without_table(void **state)
+{
+	static const char *const files[] = {
+		"tests/fixtures/tools/nccl-debug/nccl_2_3_no_ib_devices_fallback_to_socket.txt",
+		"tests/fixtures/tools/nccl-debug/nccl_2_4_ib_gdr_disabled_distance_via_net_ib_0_no_gdrdma_excerpt.txt",
+	};
+	static const char *const hosts[] = { "ml3", "master_node" };
+	static const char *const want[] = { "NCCL used NET/Socket", "without GDRDMA" };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		char chunk[4096], *f;
+		size_t got;
+		FILE *in = fopen(files[i], "r");
+		json_t *info;
+
+		assert_non_null(in);
+		while ((got = fread(chunk, 1, sizeof(chunk), in)) > 0)
+			strbuf_add(&sb, chunk, got);
+		fclose(in);
+		info = validate_nccl_info(sb.buf, sb.len);
+		assert_non_null(info);
+		f = validate_mpi_host_fault(json_object_get(json_object_get(info, "hosts"), hosts[i]),
+					    true, true);
+		assert_non_null(f);
+		if (!strstr(f, want[i]))
+			fail_msg("%s: '%s' lacks '%s'", files[i], f, want[i]);
+		free(f);
+		json_decref(info);
+		strbuf_release(&sb);
+	}
+	assert_null(validate_nccl_info("epoch 1\n", 8));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_schedule_all),
+		cmocka_unit_test(test_baseline_folds_a_port),
+		cmocka_unit_test(test_nccl_info_without_table),
 		cmocka_unit_test(test_schedule_sixteen_nodes_fifteen_rounds),
 		cmocka_unit_test(test_schedule_ring),
 		cmocka_unit_test(test_config_defaults_and_values),

@@ -31,6 +31,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A run's NCCL_DEBUG reading, with or without a results table; shared by the
+ * per-node runs (validate-nccl.c) and mpirun's. Here, below validate-nccl.c,
+ * so that the two files do not call each other. */
+json_t *validate_nccl_info(const char *out, size_t len)
+{
+	json_t *j = NULL, *info = NULL;
+	struct err e = ERR_INIT;
+
+	if (!parse_nccl_tests(out, len, &j, &e)) {
+		info = json_incref(json_object_get(j, "nccl_info"));
+		json_decref(j);
+	} else {
+		err_clear(&e);
+		if (parse_nccl_debug(out, len, &info, &e))
+			info = NULL;
+	}
+	err_clear(&e);
+	return info;
+}
+
 /* all_reduce_perf's arguments, the same for the per-node runs (validate-nccl.c)
  * and mpirun's ranks. */
 void validate_nccl_args(struct strbuf *sb, const struct validate_nccl_cfg *c, unsigned gpus)

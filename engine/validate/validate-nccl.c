@@ -118,23 +118,6 @@ static void judge(const struct nccl_job *j, enum nrun run, struct nccl_meas *m)
 		m->st = VS_FAIL;
 }
 
-json_t *validate_nccl_info(const char *out, size_t len)
-{
-	json_t *j = NULL, *info = NULL;
-	struct err e = ERR_INIT;
-
-	if (!parse_nccl_tests(out, len, &j, &e)) {
-		info = json_incref(json_object_get(j, "nccl_info"));
-		json_decref(j);
-	} else {
-		err_clear(&e);
-		if (parse_nccl_debug(out, len, &info, &e))
-			info = NULL;
-	}
-	err_clear(&e);
-	return info;
-}
-
 /* Reads busbw, latency and the NCCL_DEBUG verdict from one run's output. */
 static void read_run(struct nccl_meas *m, const char *out, size_t len, char **ret_error)
 {

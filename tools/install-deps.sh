@@ -3,7 +3,7 @@
 # the compiler, the libraries (pkg-config names them in the Makefile),
 # OpenSSH + util-linux for the simulated cluster, python3-paramiko for the
 # scripted SSH servers of the tests (tests/tools/), and clang with libFuzzer's
-# runtime for `make fuzz`, debhelper, lintian and fakeroot for `make deb` (zsh
+# runtime for `make fuzz` (valgrind for its replay pass), debhelper, lintian and fakeroot for `make deb` (zsh
 # so that t1400 parses the zsh completion), python3-jsonschema
 # + python3-yaml to check rendered manifests against the upstream schemas
 # (tests/tools/kube-check.py), tmux to drive the TUI in tests. Does nothing when all of
@@ -13,7 +13,7 @@ PKGS="build-essential pkg-config git ca-certificates
 libssh-dev libyaml-dev libarchive-dev libcurl4-openssl-dev libncurses-dev
 libcmocka-dev libibverbs-dev libjansson-dev
 openssh-server openssh-client util-linux procps python3 python3-paramiko time libxml2-utils
-clang libclang-rt-14-dev
+clang libclang-rt-14-dev valgrind
 debhelper lintian fakeroot zsh
 python3-jsonschema python3-yaml
 tmux"

@@ -37,6 +37,22 @@ char *kube_config_path(const char *path, const char *inv_path, const char **ret_
 int kube_client_new(const char *path, struct kube_client **ret, struct err *err);
 void kube_client_free(struct kube_client *kc);
 
+/*
+ * A transport in place of libcurl, for tests and fuzzing: `perform` answers
+ * METHOD on PATH with *ret_status and the body's bytes appended to
+ * ret_body, or returns an error (err filled) as a failed connection would.
+ * Everything above it (status handling, JSON, watch streams, the body cap)
+ * runs as with a real server.
+ */
+struct kube_transport {
+	int (*perform)(void *arg, const char *method, const char *path, const char *body,
+		       size_t body_len, long *ret_status, struct strbuf *ret_body,
+		       struct err *err);
+	void *arg;
+};
+/* A client that talks only through t (copied); `server` names it in messages. */
+struct kube_client *kube_client_new_transport(const char *server, const struct kube_transport *t);
+
 /* The server URL and the kubeconfig user's name (for messages). */
 const char *kube_client_server(const struct kube_client *kc);
 const char *kube_client_user(const struct kube_client *kc);

@@ -57,6 +57,22 @@ struct journal *journal_new(const char *path, const struct journal_meta *m)
 	return j;
 }
 
+/* Takes ROOT (a document just read from PATH) when it is a journal. */
+static int journal_adopt(const char *path, json_t *root, struct journal **ret,
+			 struct err *err)
+{
+	if (json_integer_value(json_object_get(root, "version")) != JOURNAL_VERSION ||
+	    !json_is_array(json_object_get(root, "stages"))) {
+		json_decref(root);
+		return err_set(err, ERR_PARSE, "%s: not a version %d journal", path,
+			       JOURNAL_VERSION);
+	}
+	*ret = xcalloc(1, sizeof(**ret));
+	(*ret)->path = xstrdup(path);
+	(*ret)->root = root;
+	return 0;
+}
+
 int journal_load(const char *path, struct journal **ret, struct err *err)
 {
 	json_error_t je;
@@ -68,16 +84,19 @@ int journal_load(const char *path, struct journal **ret, struct err *err)
 	if (!root)
 		return err_set(err, ERR_PARSE, "%s:%d:%d: unreadable journal: %s", path,
 			       je.line, je.column, je.text);
-	if (json_integer_value(json_object_get(root, "version")) != JOURNAL_VERSION ||
-	    !json_is_array(json_object_get(root, "stages"))) {
-		json_decref(root);
-		return err_set(err, ERR_PARSE, "%s: not a version %d journal", path,
-			       JOURNAL_VERSION);
-	}
-	*ret = xcalloc(1, sizeof(**ret));
-	(*ret)->path = xstrdup(path);
-	(*ret)->root = root;
-	return 0;
+	return journal_adopt(path, root, ret, err);
+}
+
+int journal_load_buf(const char *path, const char *buf, size_t len, struct journal **ret,
+		     struct err *err)
+{
+	json_error_t je;
+	json_t *root = json_loadb(buf, len, 0, &je);
+
+	if (!root)
+		return err_set(err, ERR_PARSE, "%s:%d:%d: unreadable journal: %s", path,
+			       je.line, je.column, je.text);
+	return journal_adopt(path, root, ret, err);
 }
 
 void journal_free(struct journal *j)
@@ -134,11 +153,24 @@ static json_t *host_entry(struct journal *j, const char *stage, const char *host
 
 	if (!s)
 		return NULL;
+	/*
+	 * A loaded journal may have been edited or damaged: a "hosts" that is
+	 * not an object (missing, an array) says nothing about what the stage
+	 * did, so it starts over; so does a host entry that is not an object.
+	 * json_object_set_new frees the value when it cannot attach it (a key
+	 * that is not UTF-8), so nothing is returned that it did not keep.
+	 */
 	hosts = json_object_get(s, "hosts");
+	if (!json_is_object(hosts)) {
+		hosts = json_object();
+		if (json_object_set_new(s, "hosts", hosts))
+			return NULL;
+	}
 	h = json_object_get(hosts, host);
-	if (!h) {
+	if (!json_is_object(h)) {
 		h = json_object();
-		json_object_set_new(hosts, host, h);
+		if (json_object_set_new(hosts, host, h))
+			return NULL;
 	}
 	return h;
 }

@@ -39,6 +39,9 @@ struct journal_meta {
 struct journal *journal_new(const char *path, const struct journal_meta *m);
 /* Loads PATH; ERR_NOTFOUND when absent, ERR_PARSE when unreadable. Caller frees. */
 int journal_load(const char *path, struct journal **ret, struct err *err);
+/* The same from LEN bytes at BUF, as if read from PATH (saved there). */
+int journal_load_buf(const char *path, const char *buf, size_t len, struct journal **ret,
+		     struct err *err);
 void journal_free(struct journal *j);
 
 /*

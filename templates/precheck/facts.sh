@@ -24,11 +24,44 @@ factf() {
 	printf '\n::bringup-rc:: %s %d\n' "$name" "$?"
 }
 want() { case " $BRINGUP_FACTS " in *" $1 "*) return 0;; esac; return 1; }
+# A fact whose tool already ran (name, exit status, output), framed as fact
+# frames it: the output's lines, then the end marker after a blank line.
+factv() {
+	printf '\n::bringup-fact:: %s\n' "$1"
+	[ -z "$3" ] || printf '%s\n' "$3"
+	printf '\n::bringup-rc:: %s %d\n' "$1" "$2"
+}
 
 # First, and read before its marker is printed, so that the reading lies
 # between the admin host's send and the arrival of the first byte: the skew
 # is then bounded on both sides, however slowly the host started the shell.
 _d=$(date +%s.%N); printf '\n::bringup-fact:: date\n%s\n\n::bringup-rc:: date 0\n' "$_d"
+
+# The slow readings start first and run beside the rest, so that the host's
+# time is the longest of them, not their sum:
+#  - the whole fabric (BRINGUP_FABRIC=1, one node only): iblinkinfo and
+#    ibhosts, in the background into a private directory, printed at the end
+#    (where there is no directory to write to, they run there instead);
+#  - each expected port's error counters (BRINGUP_IB_PORTS "mlx5_0/1 ...")
+#    read twice at least BRINGUP_IB_INTERVAL seconds apart: a count left
+#    from a past incident stays put, a failing link's rises. The first round
+#    is read now, the second at the end, after the other facts (and, when
+#    they took less than the interval, the rest of it).
+_tmp=
+if want ib && [ -n "${BRINGUP_FABRIC-}" ]; then
+	_tmp=$(mktemp -d 2>/dev/null) && trap 'rm -rf "$_tmp"' EXIT
+	[ -n "$_tmp" ] && { fact iblinkinfo iblinkinfo; fact ibhosts ibhosts; } >"$_tmp/fabric" 2>&1 &
+	_fabric=$!
+fi
+if want ib && [ -n "${BRINGUP_IB_PORTS-}" ]; then
+	set -f
+	for _p in $BRINGUP_IB_PORTS; do
+		fact "perfquery-a $_p" perfquery -x -C "${_p%/*}" -P "${_p##*/}"
+	done
+	set +f
+	sleep "${BRINGUP_IB_INTERVAL:-1}" &
+	_interval=$!
+fi
 
 # mpirun's launcher only (BRINGUP_PEERS=NAME:PORT...): node-to-node logins.
 # shellcheck disable=SC2086
@@ -36,8 +69,13 @@ _d=$(date +%s.%N); printf '\n::bringup-fact:: date\n%s\n\n::bringup-rc:: date 0\
 fact hostname hostname
 fact resolve getent hosts "$BRINGUP_NAME"
 fact os-release cat /etc/os-release
-fact kernel uname -r
-fact kernel-devel sh -c 'k=$(uname -r); for d in /usr/src/kernels/$k /lib/modules/$k/build; do [ -e "$d" ] && echo "$d"; done; true'
+_k=$(uname -r 2>&1); factv kernel $? "$_k"
+_kd=
+for _dir in "/usr/src/kernels/$_k" "/lib/modules/$_k/build"; do
+	[ -e "$_dir" ] && _kd="$_kd$_dir
+"
+done
+factv kernel-devel 0 "${_kd%?}"
 fact df-tmp df -Pk /tmp
 fact lsmod lsmod
 fact getenforce getenforce
@@ -52,37 +90,18 @@ if want ib; then
 	fact ibstat ibstat
 	fact sminfo sminfo
 	fact ibdev2netdev ibdev2netdev
-	# the whole fabric, read from one node only (BRINGUP_FABRIC=1)
-	if [ -n "${BRINGUP_FABRIC-}" ]; then
-		fact iblinkinfo iblinkinfo
-		fact ibhosts ibhosts
-	fi
-	# Each expected port's error counters (BRINGUP_IB_PORTS "mlx5_0/1 ...")
-	# read twice BRINGUP_IB_INTERVAL seconds apart: a count left from a past
-	# incident stays put, a failing link's rises.
-	if [ -n "${BRINGUP_IB_PORTS-}" ]; then
-		set -f
-		_t0=$(date +%s.%N)
-		for _p in $BRINGUP_IB_PORTS; do
-			fact "perfquery-a $_p" perfquery -x -C "${_p%/*}" -P "${_p##*/}"
-		done
-		sleep "${BRINGUP_IB_INTERVAL:-1}"
-		# the time between the two rounds, for rates
-		_t1=$(date +%s.%N)
-		printf '\n::bringup-fact:: perfquery-interval\n%s %s\n\n::bringup-rc:: perfquery-interval 0\n' "$_t0" "$_t1"
-		for _p in $BRINGUP_IB_PORTS; do
-			fact "perfquery-b $_p" perfquery -x -C "${_p%/*}" -P "${_p##*/}"
-		done
-		set +f
-	fi
 fi
 if want gpu; then
 	fact nvidia-smi-q nvidia-smi -q
 	fact nvidia-smi-topo nvidia-smi topo -m
-	fact dmesg-gpu sh -c "dmesg 2>/dev/null | grep -E 'NVRM: Xid|peermem|nv_peer_mem' | tail -n 50; true"
-	# the module loader's symbol errors (a module built against another
-	# ib_core or driver), and dmesg's own refusal to read the log
-	fact dmesg-modules sh -c "dmesg 2>&1 | grep -E ': Unknown symbol |: disagrees about version of symbol |^dmesg: ' | tail -n 50; true"
+	# the kernel log, read once: the GPU's lines; the module loader's symbol
+	# errors (a module built against another ib_core or driver), and
+	# dmesg's own refusal to read the log
+	_dm=$(timeout 20 dmesg 2>&1)
+	_grep50() { printf '%s\n' "$_dm" | grep -E "$1" | tail -n 50; true; }
+	factf dmesg-gpu _grep50 'NVRM: Xid|peermem|nv_peer_mem'
+	factf dmesg-modules _grep50 ': Unknown symbol |: disagrees about version of symbol |^dmesg: '
+	_dm=
 	# the peer-memory modules' builds: the kernel each was built for
 	# (vermagic), what it links against
 	fact modinfo-nv_peer_mem modinfo nv_peer_mem
@@ -106,5 +125,25 @@ if want scale; then
 	fact mmfsadm-verbs mmfsadm test verbs status
 	fact mmlsconfig mmlsconfig
 	fact mmhealth mmhealth node show
+fi
+if [ -n "${_interval-}" ]; then
+	wait "$_interval"
+	# the time between the two rounds (the first began after date), for rates
+	_t1=$(date +%s.%N)
+	printf '\n::bringup-fact:: perfquery-interval\n%s %s\n\n::bringup-rc:: perfquery-interval 0\n' "$_d" "$_t1"
+	set -f
+	for _p in $BRINGUP_IB_PORTS; do
+		fact "perfquery-b $_p" perfquery -x -C "${_p%/*}" -P "${_p##*/}"
+	done
+	set +f
+fi
+if want ib && [ -n "${BRINGUP_FABRIC-}" ]; then
+	if [ -n "$_tmp" ]; then
+		wait "$_fabric"
+		cat "$_tmp/fabric"
+	else
+		fact iblinkinfo iblinkinfo
+		fact ibhosts ibhosts
+	fi
 fi
 exit 0

@@ -4,9 +4,11 @@
 # running the same remote work:
 #   exec      bringup exec -- PROBE         vs  ssh HOST PROBE
 #   precheck  bringup precheck (facts, parsers, every check, report)
-#                                            vs  ssh HOST sh -s < the same facts script
+#                                            vs  ssh HOST ENV sh -s < the same facts script,
+#             ENV what bringup gives that host (tests/bench/probe-env.py)
 #   precheck-mem  peak memory of bringup precheck at BENCH_MEM_SIZES hosts
-#             (default "256 1000"), one run each (-f BENCH_FORKS, --timeout
+#             (default "256 1000"), one run each (at the default -f, what
+#             users run, or -f BENCH_MEM_FORKS; --timeout
 #             300 so that no host drops out for being slow on a loaded box),
 #             and the growth per host between the first and the last size.
 #             Targets: under 40 MB at 256 hosts, under 20 KB a host.
@@ -95,13 +97,19 @@ for n in $SIZES; do
 
 	if want precheck; then
 	set -- $(measure "$BRINGUP" precheck -i "$inv" -f "$FORKS" -o json --output /dev/null); pw=$1; pm=$2
+	# the same script with the environment bringup gives each host (the
+	# ports whose counters it reads, the fabric reader, mpirun's launcher)
+	"$BRINGUP" inventory show -i "$inv" -o json >"$out_dir/inv.$$"
+	nh=$(python3 "$here/probe-env.py" "$out_dir/inv.$$" "$out_dir")
+	seq "$nh" >"$out_dir/idx.$$"
 	export SSH out_dir
-	set -- $(measure xargs -a "$out_dir/addrs.$$" -P "$FORKS" -I{} sh -c \
-		'$SSH "$1" "BRINGUP_FACTS=\"ib gpu scale\" BRINGUP_USER=root BRINGUP_NAME=x sh -s" <"$out_dir/facts.sh" >/dev/null' \
+	set -- $(measure xargs -a "$out_dir/idx.$$" -P "$FORKS" -I{} sh -c \
+		'read -r a e <"$out_dir/host.$1"; $SSH "$a" "$e sh -s" <"$out_dir/facts.sh" >/dev/null' \
 		sh {}); qw=$1; qm=$2
+	rm -f "$out_dir"/host.*
 	row "$n" precheck "bringup precheck" "$pw" "$pm"
 	row "$n" precheck "xargs -P + ssh (probe)" "$qw" "$qm" "(largest single ssh)"
-	row "$n" precheck "ratio (target <= 1.2)" "$(ratio "$pw" "$qw")" 0
+	row "$n" precheck "ratio (target <= 0.8)" "$(ratio "$pw" "$qw")" 0
 	fi
 
 	if want output; then
@@ -127,9 +135,10 @@ if want precheck-mem; then
 			tail -n 3 "$out_dir/err.$$" >&2
 			continue
 		fi
+		# shellcheck disable=SC2086
 		/usr/bin/time -f '%e %M' -o "$out_dir/time.$$" "$BRINGUP" precheck -i "$inv" \
-			-f "$FORKS" -t 300 -o json --output "$out_dir/precheck-mem.json" \
-			>/dev/null 2>"$out_dir/err.$$"
+			${BENCH_MEM_FORKS:+-f "$BENCH_MEM_FORKS"} -t 300 -o json \
+			--output "$out_dir/precheck-mem.json" >/dev/null 2>"$out_dir/err.$$"
 		read -r w m <<-EOF
 		$(tail -n 1 "$out_dir/time.$$")
 		EOF

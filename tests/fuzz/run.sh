@@ -59,6 +59,8 @@ seed() {
 		for f in "$root"/inventory/*.yaml; do [ -f "$f" ] && cp "$f" "$dir"/; done ;;
 	playbook)
 		cp "$root"/tests/fixtures/playbooks/*.yaml "$root"/playbooks/*.yaml "$dir"/ ;;
+	tuimodel)
+		cp "$here"/seeds/eventlog/* "$dir"/ ;;
 	tmpl)
 		for f in "$root"/templates/openshift/*.yaml; do [ -f "$f" ] && cp "$f" "$dir"/; done ;;
 	parse)

@@ -212,6 +212,53 @@ static void test_load_errors(void **state)
 	free(dir);
 }
 
+/*
+ * A journal written by hand or damaged (fuzzing found these): a stage whose
+ * "hosts" is an array, is missing, or holds a host that is not an object.
+ * --resume records its hosts into a fresh object; host_entry used to hand
+ * back an object jansson had just freed (it could not be attached), so the
+ * host's status was lost and the writes went to freed memory.
+ */
+static void test_damaged_hosts_are_replaced(void **state)
+{
+	static const char *docs[] = {
+		/* tests/fuzz/regress/journal/journal-1.json: "hosts" is an array */
+		"{\"version\": 1, \"stages\": [{\"name\": \"s1\", \"module_version\": 1, \"hosts\": []}]}",
+		/* tests/fuzz/regress/journal/journal-2.json: no "hosts" */
+		"{\"version\": 1, \"stages\": [{\"name\": \"s1\", \"module\": \"mod\", \"module_version\": 1}]}",
+		"{\"version\": 1, \"stages\": [{\"name\": \"s1\", \"hosts\": \"x\"}]}",
+		"{\"version\": 1, \"stages\": [{\"name\": \"s1\", \"hosts\": {\"dgx01\": 5}}]}",
+		"{\"version\": 1, \"stages\": [{\"name\": \"s1\", \"hosts\": {\"dgx01\": []}}]}",
+	};
+	char *dir = tmpdir(), *path = xasprintf("%s/journal.json", dir);
+	struct err e = ERR_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		struct journal *j = NULL;
+		FILE *f = fopen(path, "w");
+
+		fputs(docs[i], f);
+		fclose(f);
+		assert_int_equal(journal_load(path, &j, &e), 0);
+		journal_host_start(j, "s1", "dgx01");
+		assert_string_equal(journal_host_status(j, "s1", "dgx01") ?: "(none)", "running");
+		journal_host_done(j, "s1", "dgx01", "ok", NULL, NULL, 0.1);
+		journal_host_done(j, "s1", "dgx02", "changed", NULL, NULL, 0.1);
+		assert_string_equal(journal_host_status(j, "s1", "dgx01") ?: "(none)", "ok");
+		assert_true(journal_host_completed(j, "s1", "dgx02"));
+		/* a key jansson refuses (not UTF-8) is not recorded, and nothing is freed twice */
+		journal_host_done(j, "s1", "caf\351", "ok", NULL, NULL, 0.1);
+		assert_null(journal_host_status(j, "s1", "caf\351"));
+		assert_int_equal(journal_save(j, &e), 0);
+		journal_free(j);
+	}
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_failed_saves_keep_the_old_journal),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_text_that_is_not_utf8_is_kept),
+		cmocka_unit_test(test_damaged_hosts_are_replaced),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,6 +4,9 @@
  * says, and an answer that is no stream (a Status) kept for the caller.
  * The event lines are shaped as the API server's watch lines
  * ({"type": ..., "object": ...}, one JSON object a line).
+ * The fake transport (kube_client_new_transport, what fuzz-kube answers
+ * through) hands requests, answers, watch streams and the body cap to the
+ * code above it as libcurl does.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../engine/kube/kube-client.h"
@@ -93,12 +97,87 @@ static void test_status_instead_of_stream(void **state)
 	strbuf_release(&rest);
 }
 
+struct canned {
+	long status;
+	const char *body;
+	size_t len, calls;
+	char method[8], path[64];
+};
+
+static int canned_answer(void *arg, const char *method, const char *path, const char *body,
+			 size_t body_len, long *ret_status, struct strbuf *ret_body,
+			 struct err *err)
+{
+	struct canned *c = arg;
+
+	(void)body;
+	(void)body_len;
+	c->calls++;
+	strncpy(c->method, method, sizeof(c->method) - 1);
+	strncpy(c->path, path, sizeof(c->path) - 1);
+	if (!c->body)
+		return err_set(err, ERR_CONNECT, "%s %s: refused", method, path);
+	*ret_status = c->status;
+	strbuf_add(ret_body, c->body, c->len);
+	return 0;
+}
+
+static void test_transport(void **state)
+{
+	static const char node[] = "{\"kind\":\"Node\",\"spec\":{\"unschedulable\":true}}";
+	struct canned c = { 200, node, sizeof(node) - 1, 0, "", "" };
+	struct kube_transport t = { canned_answer, &c };
+	struct kube_client *kc = kube_client_new_transport("https://api.test:6443", &t);
+	struct kube_response r;
+	struct seen s = { .n = 0, .stop_on = "DELETED" };
+	struct err e = ERR_INIT;
+	char *big;
+
+	(void)state;
+	assert_string_equal(kube_client_server(kc), "https://api.test:6443");
+	assert_int_equal(kube_request(kc, "GET", "/api/v1/nodes/n1", NULL, NULL, 0, &r, &e), 0);
+	assert_string_equal(c.method, "GET");
+	assert_string_equal(c.path, "/api/v1/nodes/n1");
+	assert_int_equal(r.status, 200);
+	assert_true(json_is_true(json_object_get(json_object_get(r.json, "spec"), "unschedulable")));
+	kube_response_release(&r);
+
+	/* a watch: events to the callback until it stops the stream */
+	c.body = stream;
+	c.len = sizeof(stream) - 1;
+	assert_int_equal(kube_watch(kc, "/apis/batch/v1/jobs?watch=1", 5, on_event, &s, &r, &e), 7);
+	assert_int_equal(s.n, 3);
+	kube_response_release(&r);
+
+	/* an answer over the cap fails as libcurl's transfer would */
+	big = malloc(KUBE_MAX_BODY + 2);
+	memset(big, ' ', KUBE_MAX_BODY + 1);
+	big[KUBE_MAX_BODY + 1] = '\0';
+	c.body = big;
+	c.len = KUBE_MAX_BODY + 1;
+	assert_int_equal(kube_request(kc, "GET", "/big", NULL, NULL, 0, &r, &e), ERR_CONNECT);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(err_msg(&e), "larger than"));
+	kube_response_release(&r);
+	err_clear(&e);
+	free(big);
+
+	/* a lost connection */
+	c.body = NULL;
+	assert_int_equal(kube_request(kc, "GET", "/x", NULL, NULL, 0, &r, &e), ERR_CONNECT);
+	assert_int_equal(r.status, 0);
+	kube_response_release(&r);
+	err_clear(&e);
+	kube_client_free(kc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_any_chunking),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_status_instead_of_stream),
+		cmocka_unit_test(test_transport),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

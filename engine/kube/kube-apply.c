@@ -10,6 +10,7 @@
 
 #include "../base/diff.h"
 #include "../base/xalloc.h"
+#include "kube-prune.h"
 
 /* Custom kinds of ours: their CRD and who installs it. */
 static const struct crd_hint {
@@ -33,6 +34,8 @@ const char *kube_outcome_str(enum kube_outcome o)
 	case KUBE_UNCHANGED: return "unchanged";
 	case KUBE_WOULD_CREATE: return "would create";
 	case KUBE_WOULD_CHANGE: return "would change";
+	case KUBE_DELETED: return "deleted";
+	case KUBE_WOULD_DELETE: return "would delete";
 	}
 	return "?";
 }
@@ -448,11 +451,17 @@ int kube_apply(struct kube_client *kc, const struct kube_objects *objs,
 	return wait_ready(kc, objs, opts->ready_wait_s, opts->note, opts->arg, err);
 }
 
-static int kube_apply_objects(struct kube_client *kc, const struct kube_objects *objs,
-			      const struct kube_apply_opts *opts, struct err *err)
+static bool is_parent(const struct kube_object *o)
+{
+	return !strcmp(o->kind, "ConfigMap") && !strcmp(o->name, KUBE_APPLYSET_PARENT) &&
+	       o->ns && !strcmp(o->ns, KUBE_APPLYSET_NAMESPACE);
+}
+
+static int apply_some(struct kube_client *kc, const struct kube_objects *objs, bool parent,
+		      const struct kube_apply_opts *opts, struct err *err)
 {
 	for (size_t i = 0; i < objs->n; i++) {
-		if (objs->v[i].workload)
+		if (objs->v[i].workload || is_parent(&objs->v[i]) != parent)
 			continue; /* validation jobs are run, not part of the bring-up */
 		int rc = apply_one(kc, &objs->v[i], opts, err);
 
@@ -462,4 +471,35 @@ static int kube_apply_objects(struct kube_client *kc, const struct kube_objects 
 		}
 	}
 	return 0;
+}
+
+/*
+ * What bringup applied before and the render no longer holds is found
+ * first (the live ApplySet parent still names the namespaces of the last
+ * apply); --check reports it before anything else. A real apply applies
+ * the objects, deletes the stale ones, and only then the parent with the
+ * new namespaces: a run cut short before that finds them again.
+ */
+static int kube_apply_objects(struct kube_client *kc, const struct kube_objects *objs,
+			      const struct kube_apply_opts *opts, struct err *err)
+{
+	struct kube_stale_list stale = { NULL, 0 };
+	int rc = opts->prune ? kube_prune_find(kc, objs, &stale, err) : 0;
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < stale.n && opts->check; i++)
+		if (opts->report)
+			opts->report(opts->arg, &stale.v[i].o, KUBE_WOULD_DELETE, "");
+	rc = apply_some(kc, objs, false, opts, err);
+	for (size_t i = 0; i < stale.n && !rc && !opts->check; i++) {
+		if ((rc = kube_prune_delete(kc, &stale.v[i], err)))
+			break;
+		if (opts->report)
+			opts->report(opts->arg, &stale.v[i].o, KUBE_DELETED, "");
+	}
+	if (!rc)
+		rc = apply_some(kc, objs, true, opts, err);
+	kube_stale_release(&stale);
+	return rc;
 }

@@ -251,6 +251,30 @@ done:
 	return out;
 }
 
+/* The message of the job's Failed condition (caller frees), or NULL: why a
+ * job that never got a pod failed (SCC admission refused it, say). */
+static char *failed_message(struct kube_client *kc, const struct kkind *k, const char *ns,
+			    const char *name)
+{
+	char *coll = coll_path(k, ns), *path = xasprintf("%s/%s", coll, name);
+	struct kube_response r;
+	struct err e = ERR_INIT;
+	char *out = NULL;
+	json_t *c;
+	size_t i;
+
+	free(coll);
+	if (!kube_request(kc, "GET", path, NULL, NULL, 0, &r, &e) && r.status == 200)
+		json_array_foreach(json_object_get(json_object_get(r.json, "status"), "conditions"), i, c)
+			if (!out && !strcmp(json_string_value(json_object_get(c, "type")) ?: "", "Failed") &&
+			    json_string_value(json_object_get(c, "message")))
+				out = xstrdup(json_string_value(json_object_get(c, "message")));
+	kube_response_release(&r);
+	err_clear(&e);
+	free(path);
+	return out;
+}
+
 /* Deletes the jobs of this run, each only when its labels say we made it. */
 #define DELETE_BODY "{\"propagationPolicy\":\"Background\"}"
 static void delete_jobs(struct kube_client *kc, const struct kkind *k, const char *ns,
@@ -306,6 +330,17 @@ static void collect(struct kube_client *kc, const struct kkind *k, const char *n
 					     j->name);
 		else
 			j->log = launcher_log(kc, k, ns, j->name, &j->len, &j->error);
+		if (j->done == 2 && !j->log) {
+			char *why = failed_message(kc, k, ns, j->name);
+
+			if (why) {
+				char *both = xasprintf("%s: %s", j->error ? j->error : "failed", why);
+
+				free(j->error);
+				j->error = both;
+				free(why);
+			}
+		}
 		if (j->done == 2 && !j->error && !j->len)
 			j->error = xasprintf("%s %s/%s failed with an empty %s log", k->kind, ns,
 					     j->name, k == &mpijob ? "launcher" : "pod");

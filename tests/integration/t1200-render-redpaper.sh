@@ -4,7 +4,10 @@
 # UID), produces field for field what the Redpaper applies (fixtures
 # transcribed from it, typos corrected and noted); every object validates
 # against its kind's upstream schema; the Role grants only `use` on the one
-# SCC and no pod adds a capability beyond IPC_LOCK; a second render is byte
+# SCC and no pod adds a capability beyond IPC_LOCK; the SCC is restricted-v2
+# plus IPC_LOCK with no users or groups, no pod sets runAsUser (the
+# Redpaper's own SCC and jobs are refused: kube-check.py DEVIATIONS lists
+# where bringup departs from it, and why); a second render is byte
 # for byte the first. The schema check is shown to bite: the Redpaper's own
 # RoleBinding (roleRef.namespace, userNames) is refused, and so is a typo in
 # an MPIJob's pod template. Also the NCCL and ResNet-50 MPIJobs of 4.4 and
@@ -30,7 +33,7 @@ grep -q "no recorded scale.cluster_id: run \`bringup deploy\`" "$TEST_DIR/none.o
 
 "$BRINGUP" render -i "$inv" -o "$TEST_DIR/r1" --state-dir "$state" >"$TEST_DIR/r1.out" ||
 	fail "render failed: $(cat "$TEST_DIR/r1.out")"
-grep -qx "render: 31 objects in $TEST_DIR/r1" "$TEST_DIR/r1.out" || fail "$(cat "$TEST_DIR/r1.out")"
+grep -qx "render: 32 objects in $TEST_DIR/r1" "$TEST_DIR/r1.out" || fail "$(cat "$TEST_DIR/r1.out")"
 (cd "$TEST_DIR/r1" && ls *.yaml jobs/*.yaml) >"$TEST_DIR/files"
 cat >"$TEST_DIR/want" <<'LIST'
 01-securitycontextconstraints-scc-for-mpi.yaml
@@ -45,6 +48,7 @@ cat >"$TEST_DIR/want" <<'LIST'
 10-csiscaleoperator-ibm-spectrum-scale-csi.yaml
 11-persistentvolume-adas-data-pv01.yaml
 12-persistentvolumeclaim-adas-data-pvc.yaml
+13-configmap-bringup-applyset.yaml
 jobs/01-mpijob-nccl-test-mpi-01x08-tcp.yaml
 jobs/02-mpijob-nccl-test-mpi-01x08-ib.yaml
 jobs/03-mpijob-nccl-test-mpi-01x08-ib-gdr.yaml
@@ -78,7 +82,7 @@ diff -r "$TEST_DIR/r1" "$TEST_DIR/r2" || fail "two renders differ"
 # manifest field for field, each object valid against its upstream schema.
 "$BRINGUP" render -i "$inv" -o "$TEST_DIR/op" --state-dir "$state" --with-operators \
 	>"$TEST_DIR/op.out" || fail "render --with-operators: $(cat "$TEST_DIR/op.out")"
-grep -qx "render: 37 objects in $TEST_DIR/op" "$TEST_DIR/op.out" || fail "$(cat "$TEST_DIR/op.out")"
+grep -qx "render: 38 objects in $TEST_DIR/op" "$TEST_DIR/op.out" || fail "$(cat "$TEST_DIR/op.out")"
 [ -e "$TEST_DIR/r1/operators" ] && fail "operators rendered unasked"
 (cd "$TEST_DIR/op/operators" && ls) >"$TEST_DIR/files"
 printf '%s\n' 01-customresourcedefinition-mpijobs.kubeflow.org.yaml 02-namespace-mpi-operator.yaml \
@@ -112,6 +116,37 @@ $check schema "$TEST_DIR/bad" "$fx/schema" >"$TEST_DIR/bad.out" && fail "schema 
 grep -q "'namespace' was unexpected" "$TEST_DIR/bad.out" || fail "$(cat "$TEST_DIR/bad.out")"
 sed 's/- use/- use\n  - create/' "$TEST_DIR/r1/04-role-mpi.yaml" >"$TEST_DIR/bad/04-role-mpi.yaml"
 $check policy "$TEST_DIR/bad" >/dev/null && fail "policy accepted a Role granting create"
+# ... the Redpaper's SCC (every authenticated user may use it) and a
+# rendered one given back to a group; a job that picks its own UID.
+rm "$TEST_DIR/bad"/*
+cp "$fx/redpaper/scc-for-mpi.yaml" "$TEST_DIR/bad/"
+$check policy "$TEST_DIR/bad" >"$TEST_DIR/bad.out" && fail "policy accepted the Redpaper's SCC"
+grep -q "grants itself to groups \['system:authenticated'\]" "$TEST_DIR/bad.out" || fail "$(cat "$TEST_DIR/bad.out")"
+grep -q "allowPrivilegeEscalation is True" "$TEST_DIR/bad.out" || fail "$(cat "$TEST_DIR/bad.out")"
+sed 's/^groups: \[\]/groups: [ "system:serviceaccounts" ]/' "$TEST_DIR/r1/01-securitycontextconstraints-scc-for-mpi.yaml" \
+	>"$TEST_DIR/bad/scc.yaml"
+rm "$TEST_DIR/bad/scc-for-mpi.yaml"
+$check policy "$TEST_DIR/bad" >"$TEST_DIR/bad.out" && fail "policy accepted an SCC granted to a group"
+grep -q "grants itself to groups" "$TEST_DIR/bad.out" || fail "$(cat "$TEST_DIR/bad.out")"
+rm "$TEST_DIR/bad"/*
+mkdir -p "$TEST_DIR/bad/jobs"
+cp "$fx/redpaper/mpijob-nccl-test-mpi-01x08-ib-gdr.yaml" "$TEST_DIR/bad/jobs/"
+$check policy "$TEST_DIR/bad" >"$TEST_DIR/bad.out" && fail "policy accepted runAsUser"
+grep -q "sets runAsUser" "$TEST_DIR/bad.out" || fail "$(cat "$TEST_DIR/bad.out")"
+rm -r "$TEST_DIR/bad/jobs"
+# The compare's deviations cannot hide more than they list.
+cp -r "$TEST_DIR/r1" "$TEST_DIR/dev"
+sed -i 's/^  name: scc-for-mpi/  name: scc-for-mpi\n  uid: extra/' "$TEST_DIR/dev/01-securitycontextconstraints-scc-for-mpi.yaml"
+$check compare "$TEST_DIR/dev" "$fx/redpaper" >"$TEST_DIR/bad.out" && fail "compare missed an unlisted field"
+grep -q "metadata.uid: not in the Redpaper" "$TEST_DIR/bad.out" || fail "$(cat "$TEST_DIR/bad.out")"
+# A job that asks for its own UID is refused at render time.
+sed 's/^        run_as_group: 1075481000/        run_as_user: 1075481000\n        run_as_group: 1075481000/' \
+	"$inv" >"$TEST_DIR/uid.yaml"
+grep -q run_as_user "$TEST_DIR/uid.yaml" || fail "test inventory without run_as_user"
+"$BRINGUP" render -i "$TEST_DIR/uid.yaml" -o "$TEST_DIR/uid" --state-dir "$state" >"$TEST_DIR/uid.out" 2>&1 &&
+	fail "render accepted jobs.run_as_user"
+grep -q "openshift.jobs.run_as_user: OpenShift runs a pod with a UID from its namespace's range" \
+	"$TEST_DIR/uid.out" || fail "$(cat "$TEST_DIR/uid.out")"
 # ... and an MPIJob whose worker adds SYS_ADMIN, or has a pod field typo.
 rm "$TEST_DIR/bad"/*
 mkdir "$TEST_DIR/bad/jobs"

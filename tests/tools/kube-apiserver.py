@@ -53,6 +53,36 @@ pods/eviction subresource (429 TooManyRequests when a budget forbids it,
 with the real server's wording; an evicted pod ends after --evict-delay
 seconds and, when a ReplicaSet controls it, starts again on a schedulable
 node). Pods and budgets come from --seed files.
+OpenShift's security context constraints (t1270), as "Managing security
+context constraints" (docs.openshift.com/container-platform/4.14/
+authentication/managing-security-context-constraints.html) describes them:
+  - a Namespace gets the annotations openshift.io/sa.scc.uid-range
+    (1000650000/10000, the next block for each new one) and
+    openshift.io/sa.scc.supplemental-groups, as the cluster policy
+    controller sets them;
+  - the built-in SCC restricted-v2 (openshift/cluster-kube-apiserver-
+    operator, bindata/bootkube/scc-manifests/..._scc-restricted-v2.yaml),
+    usable by system:authenticated through the ClusterRole
+    system:openshift:scc:restricted-v2, plus the SCCs applied;
+  - an SCC is usable by a pod's service account when its users or groups
+    name it (groups: system:serviceaccounts, system:serviceaccounts:NS,
+    system:authenticated) or RBAC grants `use` on it (a RoleBinding in the
+    pod's namespace to a Role with that rule);
+  - admission: the pod is admitted by the first usable SCC (restricted-v2
+    first, then by name) that allows every container: capabilities added
+    only from allowedCapabilities, no privileged container unless allowed,
+    no allowPrivilegeEscalation: true unless allowed, a seccomp profile in
+    seccompProfiles, volume types in volumes, and with MustRunAsRange a
+    runAsUser (pod or container) within the namespace's range; refused
+    with the server's wording "unable to validate against any security
+    context constraint: [provider ...]". Pods the MPI Operator and the Job
+    controller create go through it: a refused MPIJob or Job fails with
+    that message (a real controller retries and records an event);
+  - POST /apis/authorization.k8s.io/v1/subjectaccessreviews (RBAC only, as
+    the real one) and POST /apis/security.openshift.io/v1/namespaces/NS/
+    podsecuritypolicysubjectreviews (`oc policy scc-subject-review`:
+    status.allowedBy names the SCC that admits spec.template for
+    spec.user, or the template's service account).
 Every request is logged as one JSON line to --log (method, path, query,
 content type, whether a bearer token came; never the token).
 Prints "ready PORT" once listening.
@@ -87,7 +117,26 @@ BUILTIN = [
     ("rbac.authorization.k8s.io", "v1", "roles", "Role", True),
     ("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", True),
     ("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", False),
+    ("authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview", False),
+    ("security.openshift.io", "v1", "podsecuritypolicysubjectreviews",
+     "PodSecurityPolicySubjectReview", True),
 ]
+
+# OpenShift 4.14's restricted-v2 (source in the docstring), granted to
+# system:authenticated by a ClusterRoleBinding.
+RESTRICTED_V2 = {
+    "apiVersion": "security.openshift.io/v1", "kind": "SecurityContextConstraints",
+    "metadata": {"name": "restricted-v2"},
+    "allowHostDirVolumePlugin": False, "allowHostIPC": False, "allowHostNetwork": False,
+    "allowHostPID": False, "allowHostPorts": False, "allowPrivilegeEscalation": False,
+    "allowPrivilegedContainer": False, "allowedCapabilities": ["NET_BIND_SERVICE"],
+    "defaultAddCapabilities": None, "fsGroup": {"type": "MustRunAs"}, "groups": [],
+    "priority": None, "readOnlyRootFilesystem": False, "requiredDropCapabilities": ["ALL"],
+    "runAsUser": {"type": "MustRunAsRange"}, "seLinuxContext": {"type": "MustRunAs"},
+    "seccompProfiles": ["runtime/default"], "supplementalGroups": {"type": "RunAsAny"},
+    "users": [], "volumes": ["configMap", "downwardAPI", "emptyDir", "persistentVolumeClaim",
+                             "projected", "secret"]}
+UID_BLOCK = [1000650000]
 CRDS = [
     ("security.openshift.io", "v1", "securitycontextconstraints", "SecurityContextConstraints", False),
     ("csi.ibm.com", "v1", "csiscaleoperators", "CSIScaleOperator", True),
@@ -220,6 +269,8 @@ def apply(key, res, body, manager, force, dry):
                 if p in mine:
                     del owners[other][p]
     owners[manager] = mine
+    if res[3] == "Namespace" and live is None:
+        uid_range(new)
     changed = live is None or content(new) != content(live) or \
         managed.get(key, {}).get(manager) != mine
     meta = new.setdefault("metadata", {})
@@ -365,7 +416,8 @@ class Handler(BaseHTTPRequestHandler):
         name = rest[1] if len(rest) > 1 else None
         sub = rest[2] if len(rest) > 2 else None
         gr = "%s.%s" % (res[2], group) if group else res[2]
-        verb = {"GET": "get" if name else "list", "PATCH": "patch"}.get(method, method.lower())
+        verb = {"GET": "get" if name else "list", "PATCH": "patch", "POST": "create"}.get(
+            method, method.lower())
         if "%s:%s" % (verb, gr) in args.forbid:
             where = ' in the namespace "%s"' % ns if ns else " at the cluster scope"
             return status(403, "Forbidden", '%s "%s" is forbidden: User "bringup-test" cannot %s '
@@ -386,6 +438,10 @@ class Handler(BaseHTTPRequestHandler):
             return 200, store[key]
         if sub == "eviction" and method == "POST" and res[3] == "Pod":
             return evict(key)
+        if method == "POST" and not name and res[3] == "SubjectAccessReview":
+            return subject_access_review(json.loads(body or b"{}"))
+        if method == "POST" and not name and res[3] == "PodSecurityPolicySubjectReview":
+            return scc_subject_review(ns, json.loads(body or b"{}"))
         if sub:
             return status(404, "NotFound", "the server could not find the requested resource")
         if method == "DELETE" and name:
@@ -482,6 +538,155 @@ def selected(o, q):
         if labels.get(k) != v:
             return False
     return True
+
+
+def uid_range(ns_obj):
+    """What OpenShift's cluster policy controller gives a new namespace."""
+    ann = ns_obj.setdefault("metadata", {}).setdefault("annotations", {})
+    if "openshift.io/sa.scc.uid-range" not in ann:
+        ann["openshift.io/sa.scc.uid-range"] = "%d/10000" % UID_BLOCK[0]
+        ann["openshift.io/sa.scc.supplemental-groups"] = "%d/10000" % UID_BLOCK[0]
+        UID_BLOCK[0] += 10000
+
+
+def rule_allows(rule, verb, group, resource, name):
+    def has(lst, v):
+        return "*" in (lst or []) or v in (lst or [])
+    return (has(rule.get("verbs"), verb) and has(rule.get("apiGroups"), group)
+            and has(rule.get("resources"), resource)
+            and (not rule.get("resourceNames") or name in rule["resourceNames"]))
+
+
+def rbac_allows(user, groups, ns, verb, group, resource, name):
+    """RBAC (lock held): RoleBindings in ns to Roles there; and the built-in
+    grant of restricted-v2 to system:authenticated."""
+    if (group, resource, verb, name) == ("security.openshift.io", "securitycontextconstraints",
+                                         "use", "restricted-v2") and \
+            "system:authenticated" in groups:
+        return True
+    for k, rb in store.items():
+        if k[1] != "rolebindings" or k[2] != ns:
+            continue
+        subj = False
+        for sj in rb.get("subjects") or []:
+            if sj.get("kind") == "ServiceAccount" and user == "system:serviceaccount:%s:%s" % (
+                    sj.get("namespace") or ns, sj.get("name")):
+                subj = True
+            if sj.get("kind") == "User" and sj.get("name") == user:
+                subj = True
+            if sj.get("kind") == "Group" and sj.get("name") in groups:
+                subj = True
+        ref = rb.get("roleRef") or {}
+        if not subj or ref.get("kind") != "Role":
+            continue
+        role = store.get(("rbac.authorization.k8s.io", "roles", ns, ref.get("name")))
+        if role and any(rule_allows(r, verb, group, resource, name) for r in role.get("rules") or []):
+            return True
+    return False
+
+
+def sa_groups(ns):
+    return ["system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"]
+
+
+def subject_access_review(body):
+    spec = body.get("spec") or {}
+    ra = spec.get("resourceAttributes") or {}
+    user = spec.get("user") or ""
+    groups = spec.get("groups") or (sa_groups(user.split(":")[2])
+                                    if user.startswith("system:serviceaccount:") else [])
+    ok = rbac_allows(user, groups, ra.get("namespace"), ra.get("verb"), ra.get("group", ""),
+                     ra.get("resource"), ra.get("name"))
+    return 201, {"kind": "SubjectAccessReview", "apiVersion": "authorization.k8s.io/v1",
+                 "spec": spec, "status": {"allowed": ok, "reason": "RBAC: allowed by RoleBinding"
+                                          if ok else ""}}
+
+
+def all_sccs():
+    stored = sorted((o for k, o in store.items() if k[1] == "securitycontextconstraints"),
+                    key=lambda o: o["metadata"]["name"])
+    return [RESTRICTED_V2] + stored
+
+
+def scc_usable(scc, user, groups, ns):
+    return (user in (scc.get("users") or []) or set(groups) & set(scc.get("groups") or [])
+            or rbac_allows(user, groups, ns, "use", "security.openshift.io",
+                           "securitycontextconstraints", scc["metadata"]["name"]))
+
+
+def scc_problems(scc, spec, ns):
+    """Why scc does not admit pod spec `spec` in namespace ns ([] when it does)."""
+    out = []
+    psc = spec.get("securityContext") or {}
+    lo = hi = None
+    ann = ((store.get(("", "namespaces", None, ns)) or {}).get("metadata") or {}).get("annotations") or {}
+    rng = ann.get("openshift.io/sa.scc.uid-range")
+    if rng:
+        base, _, size = rng.partition("/")
+        lo, hi = int(base), int(base) + int(size or 1) - 1
+    seccomp = {"RuntimeDefault": "runtime/default", "Unconfined": "unconfined"}
+    for i, c in enumerate(spec.get("containers") or []):
+        sc = c.get("securityContext") or {}
+        where = "spec.containers[%d].securityContext" % i
+        allowed = set(scc.get("allowedCapabilities") or []) | set(scc.get("defaultAddCapabilities") or [])
+        for cap in (sc.get("capabilities") or {}).get("add") or []:
+            if cap not in allowed and "*" not in allowed:
+                out.append('%s.capabilities.add: Invalid value: "%s": capability may not be '
+                           'added' % (where, cap))
+        if sc.get("privileged") and not scc.get("allowPrivilegedContainer"):
+            out.append("%s.privileged: Invalid value: true: Privileged containers are not "
+                       "allowed" % where)
+        if sc.get("allowPrivilegeEscalation") and not scc.get("allowPrivilegeEscalation", True):
+            out.append("%s.allowPrivilegeEscalation: Invalid value: true: Allowing privilege "
+                       "escalation for containers is not allowed" % where)
+        uid = sc.get("runAsUser", psc.get("runAsUser"))
+        if (scc.get("runAsUser") or {}).get("type") == "MustRunAsRange" and uid is not None:
+            if lo is None:
+                out.append("unable to find annotation openshift.io/sa.scc.uid-range")
+            elif not lo <= int(uid) <= hi:
+                out.append("%s.runAsUser: Invalid value: %s: must be in the ranges: [%d, %d]"
+                           % (where, uid, lo, hi))
+        prof = (sc.get("seccompProfile") or psc.get("seccompProfile") or {}).get("type")
+        if prof and scc.get("seccompProfiles") is not None and \
+                seccomp.get(prof, prof) not in scc["seccompProfiles"] and "*" not in scc["seccompProfiles"]:
+            out.append("%s.seccompProfile.type: Forbidden: %s is not an allowed seccomp "
+                       "profile" % (where, prof))
+    for v in spec.get("volumes") or []:
+        kinds = [k for k in v if k != "name"]
+        for k in kinds:
+            if k not in (scc.get("volumes") or []) and "*" not in (scc.get("volumes") or []):
+                out.append('spec.volumes[%s]: Invalid value: "%s": %s volumes are not allowed '
+                           'to be used' % (v.get("name"), k, k))
+    return out
+
+
+def scc_admit(ns, spec, user=None):
+    """(SCC name or None, the refusal message) for a pod spec in ns (lock held)."""
+    sa = spec.get("serviceAccountName") or spec.get("serviceAccount") or "default"
+    user = user or "system:serviceaccount:%s:%s" % (ns, sa)
+    groups = sa_groups(ns)
+    reasons = []
+    for scc in all_sccs():
+        name = scc["metadata"]["name"]
+        if not scc_usable(scc, user, groups, ns):
+            reasons.append('provider "%s": Forbidden: not usable by user or serviceaccount' % name)
+            continue
+        probs = scc_problems(scc, spec, ns)
+        if not probs:
+            return name, ""
+        reasons += ['provider "%s": %s' % (name, p) for p in probs]
+    return None, "unable to validate against any security context constraint: [%s]" % \
+        ", ".join(reasons)
+
+
+def scc_subject_review(ns, body):
+    spec = body.get("spec") or {}
+    tmpl = spec.get("template") or {}
+    name, why = scc_admit(ns, tmpl.get("spec") or {}, spec.get("user") or None)
+    st = {"allowedBy": {"kind": "SecurityContextConstraints", "name": name}} if name else \
+        {"reason": why}
+    return 201, {"kind": "PodSecurityPolicySubjectReview", "apiVersion": "security.openshift.io/v1",
+                 "spec": spec, "status": st}
 
 
 def merge_patch(target, patch):
@@ -644,6 +849,16 @@ def mpi_operator(key):
         node = wsel.get("kubernetes.io/hostname")
         nodes = sorted(k[3] for k in store if k[1] == "nodes")
         node = node or (nodes[0] if nodes else "")
+        for role in ("Launcher", "Worker"):
+            pspec = (specs.get(role) or {}).get("template", {}).get("spec", {})
+            scc, why = scc_admit(ns, pspec)
+            if not scc:
+                pod = "%s-%s" % (name, "launcher" if role == "Launcher" else "worker-0")
+                job["status"] = {"conditions": [{"type": "Failed", "status": "True",
+                                                 "reason": "FailedCreatePod",
+                                                 "message": 'pods "%s" is forbidden: %s' % (pod, why)}]}
+                bump(key)
+                return
         for i in range(int(wspec.get("replicas", 1))):
             put_pod(ns, "%s-worker-%d" % (name, i), {"mpi_job_name": name, "mpi_role_type": "worker"},
                     node, "Running")
@@ -685,6 +900,14 @@ def job_controller(key):
         pspec = job.get("spec", {}).get("template", {}).get("spec", {})
         node = (pspec.get("nodeSelector") or {}).get("kubernetes.io/hostname") or pspec.get("nodeName", "")
         pod = "%s-h8v2q" % name
+        scc, why = scc_admit(ns, pspec)
+        if not scc:
+            job["status"] = {"conditions": [{"type": "Failed", "status": "True",
+                                             "reason": "FailedCreatePod",
+                                             "message": 'pods "%s" is forbidden: %s' % (pod, why)}],
+                             "failed": 1}
+            bump(key)
+            return
         put_pod(ns, pod, {"job-name": name, "controller-uid": "uid-" + name}, node, "Running")
         job["status"] = {"active": 1}
         bump(key)
@@ -794,12 +1017,15 @@ def main():
     for n in filter(None, args.namespaces.split(",")):
         store[("", "namespaces", None, n)] = {"apiVersion": "v1", "kind": "Namespace",
                                               "metadata": {"name": n, "resourceVersion": "3"}}
+        uid_range(store[("", "namespaces", None, n)])
     for n in filter(None, args.nodes.split(",")):
         store[("", "nodes", None, n)] = {"apiVersion": "v1", "kind": "Node", "metadata": {
             "name": n, "resourceVersion": "5", "labels": {"kubernetes.io/hostname": n}}}
         managed[("", "nodes", None, n)] = {"kubelet": {("metadata", "labels", "kubernetes.io/hostname"): n}}
     for f in args.seed:
         for obj in yaml.safe_load_all(open(f)):
+            if not obj:
+                continue
             res = next(r for r in BUILTIN + CRDS if r[3] == obj["kind"])
             m = obj["metadata"]
             key = (res[0], res[2], m.get("namespace") if res[4] else None, m["name"])

@@ -20,8 +20,9 @@ static const struct crd_hint {
 	  "the IBM Spectrum Scale CSI operator (OperatorHub, or "
 	  "github.com/IBM/ibm-spectrum-scale-csi operator manifests)" },
 	{ "kubeflow.org", "MPIJob", "mpijobs",
-	  "the MPI Operator (`bringup render --with-operators` writes its manifest "
-	  "under DIR/operators/; github.com/kubeflow/mpi-operator, deploy/v1alpha2)" },
+	  "the MPI Operator (github.com/kubeflow/mpi-operator v0.8.0, "
+	  "deploy/v2beta1/mpi-operator.yaml; or, with openshift.mpi_operator.api "
+	  "v1alpha2, `bringup render --with-operators`, DIR/operators/)" },
 	{ "security.openshift.io", "SecurityContextConstraints", "securitycontextconstraints",
 	  "OpenShift (SecurityContextConstraints exist only there)" },
 };
@@ -279,7 +280,9 @@ static int apply_one(struct kube_client *kc, const struct kube_object *o,
 			     "openshift.node_domain; `oc get nodes` lists them)", o->name);
 		goto out;
 	}
-	q = xasprintf("%s?fieldManager=bringup&force=false%s", path,
+	/* Strict: a field the server's schema does not know is refused (422),
+	 * not silently pruned (the default, Warn, prunes it and warns). */
+	q = xasprintf("%s?fieldManager=bringup&force=false&fieldValidation=Strict%s", path,
 		      opts->check ? "&dryRun=All" : "");
 	if ((rc = kube_request(kc, "PATCH", q, "application/apply-patch+yaml", o->yaml,
 			       strlen(o->yaml), &r, err)))

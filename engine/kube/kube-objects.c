@@ -26,11 +26,14 @@
  * the DaemonSet that mounts it, the volume before its claim). `each` names
  * the context list the template is rendered once per item of ({{item}}).
  */
+enum { MPI_ANY, MPI_V2, MPI_LEGACY };
+
 static const struct kube_spec {
 	const char *template;
 	const char *each;
 	bool workload;      /* written under jobs/, not applied */
 	bool operator;      /* written under operators/ with KUBE_WITH_OPERATORS */
+	int mpi;            /* MPI_ANY, or only for one MPIJob API (kube_mpi_api) */
 } specs[] = {
 	{ "openshift/scc.yaml", NULL },
 	{ "openshift/namespace.yaml", "namespaces" },
@@ -47,13 +50,29 @@ static const struct kube_spec {
 	{ "openshift/mpijob-nccl.yaml", "nccl_jobs", true },
 	{ "openshift/mpijob-resnet.yaml", "resnet_jobs", true },
 	{ "openshift/mpijob-training.yaml", "training_jobs", true },
-	/* The MPI Operator (Redpaper 3.4.4), in its manifest's order. */
-	{ "openshift/mpi-operator/crd.yaml", NULL, true, true },
-	{ "openshift/mpi-operator/namespace.yaml", NULL, true, true },
-	{ "openshift/mpi-operator/clusterrole.yaml", NULL, true, true },
-	{ "openshift/mpi-operator/serviceaccount.yaml", NULL, true, true },
-	{ "openshift/mpi-operator/clusterrolebinding.yaml", NULL, true, true },
-	{ "openshift/mpi-operator/deployment.yaml", NULL, true, true },
+	/* The MPI Operator v0.8.0 (kubeflow.org/v2beta1), in its manifest's order. */
+	{ "openshift/mpi-operator-v2/01-namespace-mpi-operator.yaml", NULL, true, true, MPI_V2 },
+	{ "openshift/mpi-operator-v2/02-customresourcedefinition-mpijobs.kubeflow.org.yaml", NULL,
+	  true, true, MPI_V2 },
+	{ "openshift/mpi-operator-v2/03-serviceaccount-mpi-operator.yaml", NULL, true, true, MPI_V2 },
+	{ "openshift/mpi-operator-v2/04-clusterrole-kubeflow-mpijobs-admin.yaml", NULL, true, true,
+	  MPI_V2 },
+	{ "openshift/mpi-operator-v2/05-clusterrole-kubeflow-mpijobs-edit.yaml", NULL, true, true,
+	  MPI_V2 },
+	{ "openshift/mpi-operator-v2/06-clusterrole-kubeflow-mpijobs-view.yaml", NULL, true, true,
+	  MPI_V2 },
+	{ "openshift/mpi-operator-v2/07-clusterrole-mpi-operator.yaml", NULL, true, true, MPI_V2 },
+	{ "openshift/mpi-operator-v2/08-clusterrolebinding-mpi-operator.yaml", NULL, true, true,
+	  MPI_V2 },
+	{ "openshift/mpi-operator-v2/09-deployment-mpi-operator.yaml", NULL, true, true, MPI_V2 },
+	/* The legacy v0.2.3 (v1alpha2) of Redpaper 3.4.4, only with
+	 * openshift.mpi_operator.api v1alpha2. */
+	{ "openshift/mpi-operator/crd.yaml", NULL, true, true, MPI_LEGACY },
+	{ "openshift/mpi-operator/namespace.yaml", NULL, true, true, MPI_LEGACY },
+	{ "openshift/mpi-operator/clusterrole.yaml", NULL, true, true, MPI_LEGACY },
+	{ "openshift/mpi-operator/serviceaccount.yaml", NULL, true, true, MPI_LEGACY },
+	{ "openshift/mpi-operator/clusterrolebinding.yaml", NULL, true, true, MPI_LEGACY },
+	{ "openshift/mpi-operator/deployment.yaml", NULL, true, true, MPI_LEGACY },
 };
 
 #define OS_VAR "openshift"
@@ -162,6 +181,20 @@ static int add_rdma(const struct inventory *inv, json_t *os, json_t *ctx, struct
 		"hca_max", json_is_integer(hmax) ? json_integer_value(hmax) : (json_int_t)100,
 		"resources", res));
 	return 0;
+}
+
+const char *kube_mpi_api(const struct inventory *inv, struct err *err)
+{
+	json_t *m = json_object_get(json_object_get(inv->vars, OS_VAR), "mpi_operator");
+	const char *api = str_or(m, "api", "v2beta1");
+
+	if (strcmp(api, "v2beta1") && strcmp(api, "v1alpha2")) {
+		err_set(err, ERR_INVENTORY, "inventory: " OS_VAR ".mpi_operator.api is '%s': v2beta1 "
+			"(MPI Operator v0.4 and later, the default) or v1alpha2 (a legacy v0.2.x "
+			"operator, removed upstream in 2021)", api);
+		return NULL;
+	}
+	return api;
 }
 
 bool kube_layer(const struct inventory *inv)
@@ -363,14 +396,23 @@ static int add_training(json_t *j, json_t *base, size_t nodes, size_t gpus, json
 	return 0;
 }
 
-static void add_mpi_operator(json_t *os, json_t *ctx)
+static int add_mpi_operator(const struct inventory *inv, json_t *os, json_t *ctx,
+			    struct err *err)
 {
 	json_t *m = json_object_get(os, "mpi_operator");
+	const char *api = kube_mpi_api(inv, err);
+
+	if (!api)
+		return ERR_INVENTORY;
+	json_object_set_new(ctx, "mpi", json_pack("{s:s, s:b}", "api_version", api,
+						  "legacy", !strcmp(api, "v1alpha2")));
 
 	json_object_set_new(ctx, "mpi_operator", json_pack("{s:s, s:s}",
-		"image", str_or(m, "image", "mpioperator/mpi-operator:latest"),
+		"image", str_or(m, "image", strcmp(api, "v1alpha2") ? "mpioperator/mpi-operator:0.8.0" :
+				"mpioperator/mpi-operator:latest"),
 		"kubectl_delivery_image", str_or(m, "kubectl_delivery_image",
 						 "mpioperator/kubectl-delivery:latest")));
+	return 0;
 }
 
 /*
@@ -516,12 +558,12 @@ static json_t *build_context(const struct inventory *inv, const json_t *records,
 	    (rc = add_scale(os, records, ctx, err)) ||
 	    (rc = add_csi(os, ctx, err)) ||
 	    (rc = add_volumes(os, ctx, err)) ||
-	    (rc = add_jobs(inv, os, ctx, err))) {
+	    (rc = add_jobs(inv, os, ctx, err)) ||
+	    (rc = add_mpi_operator(inv, os, ctx, err))) {
 		json_decref(ctx);
 		return NULL;
 	}
 	add_scale_nodes(inv, ctx);
-	add_mpi_operator(os, ctx);
 	add_applyset(ctx);
 	return ctx;
 }
@@ -602,7 +644,11 @@ int kube_objects_build_ex(const struct inventory *inv, const json_t *records, un
 		size_t len;
 		const char *src = template_get(specs[s].template, &len);
 
+		bool legacy = json_is_true(json_object_get(json_object_get(ctx, "mpi"), "legacy"));
+
 		if (specs[s].operator && !(flags & KUBE_WITH_OPERATORS))
+			continue;
+		if ((specs[s].mpi == MPI_V2 && legacy) || (specs[s].mpi == MPI_LEGACY && !legacy))
 			continue;
 		if (!src) {
 			rc = err_set(err, ERR_INTERNAL, "template %s is not built in", specs[s].template);

@@ -42,6 +42,7 @@ assert len(patches) == 39, len(patches)  # 13 dry run + 13 + 13
 for r in patches:
     assert r["content_type"] == "application/apply-patch+yaml", r
     assert r["query"]["fieldManager"] == ["bringup"] and r["query"]["force"] == ["false"], r
+    assert r["query"]["fieldValidation"] == ["Strict"], r  # typos refused, not pruned
 assert sum(1 for r in patches if r["query"].get("dryRun") == ["All"]) == 13
 assert all(r["method"] in ("GET", "PATCH") for r in reqs), "a request other than GET/PATCH"
 assert all(r["bearer"] for r in reqs)

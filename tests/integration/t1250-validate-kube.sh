@@ -18,7 +18,7 @@ sim_up -n 2 --state ready
 sed -i 's/^  vars:$/  vars:\n    openshift: { user_namespaces: [adas] }/' "$INV"
 # Someone else's MPIJob in the namespace: bringup must leave it alone.
 cat >"$TEST_DIR/other.yaml" <<'YAML'
-apiVersion: kubeflow.org/v1alpha2
+apiVersion: kubeflow.org/v2beta1
 kind: MPIJob
 metadata: { name: users-job, namespace: adas }
 spec: { mpiReplicaSpecs: { Launcher: { replicas: 1, template: { spec: { containers: [ { name: l, image: x, command: [ "true" ] } ] } } } } }
@@ -114,7 +114,7 @@ PY
 run 1 nocrd
 grep -q "CustomResourceDefinition mpijobs.kubeflow.org is missing: install the MPI Operator" \
 	"$TEST_DIR/nocrd.out" || fail "no actionable message: $(cat "$TEST_DIR/nocrd.out")"
-grep -q "with-operators" "$TEST_DIR/nocrd.out" || fail "$(cat "$TEST_DIR/nocrd.out")"
+grep -q "mpi-operator v0.8.0, deploy/v2beta1" "$TEST_DIR/nocrd.out" || fail "$(cat "$TEST_DIR/nocrd.out")"
 
 # A stage that needs SSH is refused, not silently skipped.
 expect_status 2 "$BRINGUP" validate -i "$INV" --via kubernetes --kubeconfig "$KCFG" --stage rdma \

@@ -34,10 +34,13 @@ Also for `validate --via kubernetes` (t1250-):
   - the status subresource: PATCH .../NAME/status (merge patch) changes
     only .status; an apply to the object itself leaves .status alone
   - pod logs: GET .../pods/NAME/log (text/plain)
-  - a small MPI Operator (v1alpha2): an MPIJob created gets its worker pods
-    NAME-worker-i (nodeName from the worker's nodeSelector
-    kubernetes.io/hostname) and launcher pod NAME-launcher, labelled
-    mpi_job_name/mpi_role_type as the v0.2.3 controller does; the launcher
+  - a small MPI Operator serving kubeflow.org/v2beta1 (v0.8.0; --mpi-api
+    v1alpha2 for the legacy v0.2.3 instead: one version is served, the
+    other is not, as a real server with that operator's CRD): an MPIJob
+    created gets its worker pods NAME-worker-i (nodeName from the worker's
+    nodeSelector kubernetes.io/hostname) and launcher pod NAME-launcher-x,
+    labelled training.kubeflow.org/job-name and job-role as v0.8.0's
+    defaultLabels() does (mpi_job_name/mpi_role_type as v0.2.3's); the launcher
     runs its mpirun command's program (python SCRIPT: the script) as the
     simulated cluster's stand-in (--sim-dir D: D/bin/PROGRAM with BRINGUP_SIM_NODE=D/nodes/NODE, the -x
     VAR=VALUE settings in its environment), so results follow the nodes'
@@ -83,6 +86,13 @@ authentication/managing-security-context-constraints.html) describes them:
     podsecuritypolicysubjectreviews (`oc policy scc-subject-review`:
     status.allowedBy names the SCC that admits spec.template for
     spec.user, or the template's service account).
+Field validation of custom resources with a structural schema (MPIJob
+v2beta1: tests/fixtures/openshift/schema/mpijob-kubeflow-v2beta1.json), as
+kubernetes.io/docs/reference/using-api/api-concepts/#field-validation says:
+a field the schema does not know is refused with
+?fieldValidation=Strict (422, 'strict decoding error: unknown field
+"spec.x"'), pruned with a Warning header ('unknown field "spec.x"') under
+Warn (the default) and pruned silently under Ignore.
 Every request is logged as one JSON line to --log (method, path, query,
 content type, whether a bearer token came; never the token).
 Prints "ready PORT" once listening.
@@ -308,10 +318,15 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
 
+    warnings = []
+
     def send(self, code, obj):
         text = isinstance(obj, bytes)
         data = obj if text else json.dumps(obj).encode()
         self.send_response(code)
+        for w in self.warnings:
+            self.send_header("Warning", '299 - "%s"' % w.replace('"', '\\"'))
+        self.warnings = []
         self.send_header("Content-Type", "text/plain" if text else "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
@@ -494,6 +509,11 @@ class Handler(BaseHTTPRequestHandler):
                 or (res[4] and meta.get("namespace", ns) != ns):
             return status(400, "BadRequest", "the name, kind or namespace of the object "
                           "does not match the request")
+        refused, warnings = field_validation(group, version, res[3], obj,
+                                             (q.get("fieldValidation") or ["Warn"])[0])
+        if refused:
+            return refused
+        self.warnings = warnings
         if obj.get("kind") in args.invalid:
             return status(422, "Invalid", '%s "%s" is invalid: spec: Invalid value: '
                           '"object": rejected by the stand-in on request' % (res[3], name),
@@ -782,7 +802,7 @@ def delete(key):
     gone["metadata"]["resourceVersion"] = str(rv[0])
     deleted.append((key, gone))
     if key[1] in ("mpijobs", "jobs"):
-        label = "mpi_job_name" if key[1] == "mpijobs" else "job-name"
+        label = MPI_LABELS[args.mpi_api][0] if key[1] == "mpijobs" else "job-name"
         for k in [k for k, o in store.items() if k[1] == "pods" and k[2] == key[2] and
                   (o["metadata"].get("labels") or {}).get(label) == key[3]]:
             delete(k)
@@ -835,8 +855,81 @@ def launcher_run(cmd, node):
     return p.returncode, p.stdout
 
 
+MPI_LABELS = {"v2beta1": ("training.kubeflow.org/job-name", "training.kubeflow.org/job-role"),
+              "v1alpha2": ("mpi_job_name", "mpi_role_type")}
+
+
+def mpi_labels(name, role):
+    n, r = MPI_LABELS[args.mpi_api]
+    out = {n: name, r: role}
+    if args.mpi_api == "v2beta1":
+        out["training.kubeflow.org/operator-name"] = "mpi-operator"
+    return out
+
+
+SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures",
+                          "openshift", "schema")
+STRUCTURAL = {("kubeflow.org", "v2beta1", "MPIJob"): "mpijob-kubeflow-v2beta1.json"}
+_schemas = {}
+
+
+def unknown_fields(node, schema, path=""):
+    """Paths of fields the (inline, CRD-style) schema does not list."""
+    out = []
+    if isinstance(schema, dict) and schema.get("x-kubernetes-preserve-unknown-fields"):
+        return out
+    if isinstance(node, dict) and isinstance(schema, dict):
+        props = schema.get("properties")
+        for k, v in node.items():
+            p = "%s.%s" % (path, k) if path else k
+            if props is not None and k not in props:
+                if schema.get("additionalProperties") is False or \
+                        schema.get("additionalProperties") is None and props:
+                    out.append(p)
+                elif isinstance(schema.get("additionalProperties"), dict):
+                    out += unknown_fields(v, schema["additionalProperties"], p)
+            elif props is not None:
+                out += unknown_fields(v, props[k], p)
+    elif isinstance(node, list) and isinstance(schema, dict) and "items" in schema:
+        for i, v in enumerate(node):
+            out += unknown_fields(v, schema["items"], "%s[%d]" % (path, i))
+    return out
+
+
+def prune_fields(obj, paths):
+    for p in paths:
+        parts = p.replace("]", "").replace("[", ".").split(".")
+        node = obj
+        for k in parts[:-1]:
+            node = node[int(k)] if isinstance(node, list) else node.get(k)
+        if isinstance(node, dict):
+            node.pop(parts[-1], None)
+
+
+def field_validation(group, version, kind, obj, mode):
+    """(status, None) for Strict with unknown fields, else (None, warnings)."""
+    name = STRUCTURAL.get((group, version, kind))
+    if not name:
+        return None, []
+    if name not in _schemas:
+        with open(os.path.join(SCHEMA_DIR, name)) as f:
+            _schemas[name] = json.load(f)
+    bad = unknown_fields({k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")},
+                         _schemas[name])
+    if not bad:
+        return None, []
+    if mode == "Strict":
+        return status(422, "Invalid", '%s "%s" is invalid: %s' % (
+            kind, (obj.get("metadata") or {}).get("name"),
+            ", ".join('strict decoding error: unknown field "%s"' % b for b in bad)),
+            {"kind": kind, "causes": [{"reason": "FieldValueInvalid", "field": b,
+                                       "message": 'unknown field "%s"' % b} for b in bad]}), []
+    prune_fields(obj, bad)
+    return None, ([] if mode == "Ignore" else ['unknown field "%s"' % b for b in bad])
+
+
 def mpi_operator(key):
-    """What the v1alpha2 MPI Operator and the kubelets do with a new MPIJob."""
+    """What the MPI Operator and the kubelets do with a new MPIJob."""
     time.sleep(args.mpi_delay)
     with lock:
         job = store.get(key)
@@ -860,10 +953,9 @@ def mpi_operator(key):
                 bump(key)
                 return
         for i in range(int(wspec.get("replicas", 1))):
-            put_pod(ns, "%s-worker-%d" % (name, i), {"mpi_job_name": name, "mpi_role_type": "worker"},
-                    node, "Running")
+            put_pod(ns, "%s-worker-%d" % (name, i), mpi_labels(name, "worker"), node, "Running")
         launcher = "%s-launcher-x7k2p" % name
-        put_pod(ns, launcher, {"mpi_job_name": name, "mpi_role_type": "launcher"}, node, "Running")
+        put_pod(ns, launcher, mpi_labels(name, "launcher"), node, "Running")
         job["status"] = {"conditions": [{"type": "Created", "status": "True"},
                                         {"type": "Running", "status": "True"}]}
         bump(key)
@@ -1009,7 +1101,9 @@ def main():
     p.add_argument("--applied-dir", default="")
     p.add_argument("--mpi-delay", type=float, default=0.2)
     p.add_argument("--evict-delay", type=float, default=0.5)
+    p.add_argument("--mpi-api", choices=("v2beta1", "v1alpha2"), default="v2beta1")
     args = p.parse_args()
+    CRDS[:] = [(g, args.mpi_api if k == "MPIJob" else v, r, k, n) for g, v, r, k, n in CRDS]
     args.token = open(args.token_file).read().strip()
     seed_crds()
     if args.crd_delay:

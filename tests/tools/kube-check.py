@@ -53,6 +53,7 @@ SCHEMAS = {
         "securitycontextconstraints-security-v1.json",
     ("csi.ibm.com/v1", "CSIScaleOperator"): "csiscaleoperator-csi-v1.json",
     ("kubeflow.org/v1alpha2", "MPIJob"): "mpijob-kubeflow-v1alpha2.json",
+    ("kubeflow.org/v2beta1", "MPIJob"): "mpijob-kubeflow-v2beta1.json",
     ("batch/v1", "Job"): "job-batch-v1.json",
     ("apps/v1", "Deployment"): "deployment-apps-v1.json",
     ("rbac.authorization.k8s.io/v1", "ClusterRole"): "clusterrole-rbac-v1.json",
@@ -90,6 +91,12 @@ DEVIATIONS = {
     _W + "securityContext": "runAsNonRoot, seccomp RuntimeDefault, supplementalGroups",
     _L + "securityContext": "runAsNonRoot, seccomp RuntimeDefault",
     _L + "containers[0].securityContext": "no escalation, drop ALL",
+    # The MPI Operator removed v1alpha2 in 2021 (v0.3); v2beta1 moved
+    # cleanPodPolicy under runPolicy and names the MPI implementation.
+    "MPIJob.apiVersion": "kubeflow.org/v2beta1 (MPI Operator v0.8.0)",
+    "MPIJob.spec.cleanPodPolicy": "v2beta1: runPolicy.cleanPodPolicy",
+    "MPIJob.spec.runPolicy": "v2beta1",
+    "MPIJob.spec.mpiImplementation": "v2beta1: OpenMPI, as the Redpaper's images",
 }
 
 

@@ -6,7 +6,9 @@
 # v2beta1 schema does not know is refused under fieldValidation=Strict (what
 # bringup sends: 422 naming the field), pruned with a Warning header under
 # Warn (the server's default) and pruned silently under Ignore. A rendered
-# job passes Strict.
+# job passes Strict. Requests are retried as client-go does: a 429 with
+# Retry-After and 503s are waited out, an endless 503 fails within the
+# request's deadline naming it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kube-lib.sh"
 kube_state
@@ -54,6 +56,32 @@ case $out in '200 299 - "unknown field \"spec.slotPerWorker\"" mpiImplementation
 out=$(patch v2beta1 Ignore "s/^  slotsPerWorker:/  slotPerWorker:/")
 case $out in '200  mpiImplementation,mpiReplicaSpecs,runPolicy') ;;
 *) fail "Ignore: $out" ;; esac
+kube_down
+
+# client-go's retries (kube-client.c): an apply through a 429 with
+# Retry-After and 503s succeeds, each refused request asked again; a 503
+# that does not end fails within the request's deadline naming the status.
+kube_up --namespaces default,kube-system,ibm-spectrum-scale-csi-driver --fault-file "$TEST_DIR/faults" \
+	--nodes dgx01.ocp4.scale.ibm.com,dgx02.ocp4.scale.ibm.com
+printf '%s\n' "429 2 /roles/ 1" "503 2 /serviceaccounts/" >"$TEST_DIR/faults"
+"$BRINGUP" apply -i "$root/inventory/redbook-poc.yaml" --kubeconfig "$KCFG" --state-dir "$STATE" \
+	--ready-timeout 0 >"$TEST_DIR/a.out" 2>&1 || fail "apply through 429/503: $(cat "$TEST_DIR/a.out")"
+python3 - "$API_LOG" <<'PY' || fail "retries"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+inj = [r["injected"] for r in reqs if r.get("injected")]
+assert sorted(inj) == [429, 429, 503, 503], inj
+PY
+printf '%s\n' "503 1000 /rolebindings/" >"$TEST_DIR/faults"
+sed 's/^      user_namespaces: \[adas\]/      user_namespaces: [adas, vision]/' \
+	"$root/inventory/redbook-poc.yaml" >"$TEST_DIR/two.yaml"
+start=$(date +%s)
+"$BRINGUP" apply -i "$TEST_DIR/two.yaml" --kubeconfig "$KCFG" --state-dir "$STATE" \
+	--ready-timeout 0 >"$TEST_DIR/b.out" 2>&1 && fail "apply through an endless 503 succeeded"
+took=$(($(date +%s) - start))
+grep -q "RoleBinding mpi: https://127.0.0.1:$API_PORT answered 503: etcdserver: leader changed" \
+	"$TEST_DIR/b.out" || fail "$(cat "$TEST_DIR/b.out")"
+[ "$took" -ge 25 ] && [ "$took" -le "$(slow 60)" ] || fail "gave up after $took s, not the 30 s deadline"
 kube_down
 
 # A legacy operator's server: v1alpha2 only.

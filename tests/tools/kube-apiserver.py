@@ -55,7 +55,8 @@ spec.nodeName=X, PodDisruptionBudgets (policy/v1, minAvailable) and the
 pods/eviction subresource (429 TooManyRequests when a budget forbids it,
 with the real server's wording; an evicted pod ends after --evict-delay
 seconds and, when a ReplicaSet controls it, starts again on a schedulable
-node). Pods and budgets come from --seed files.
+node under a new name; a StatefulSet's under the same name with a new uid).
+Pods and budgets come from --seed files.
 OpenShift's security context constraints (t1270), as "Managing security
 context constraints" (docs.openshift.com/container-platform/4.14/
 authentication/managing-security-context-constraints.html) describes them:
@@ -93,6 +94,13 @@ a field the schema does not know is refused with
 ?fieldValidation=Strict (422, 'strict decoding error: unknown field
 "spec.x"'), pruned with a Warning header ('unknown field "spec.x"') under
 Warn (the default) and pruned silently under Ignore.
+Transient failures on demand (t1520): --fault-file F, read at every
+request, holds lines "CODE COUNT PATH-SUBSTRING [RETRY-AFTER]"; the next
+COUNT requests whose path holds the substring are answered CODE (429
+TooManyRequests, 503 ServiceUnavailable "etcdserver: leader changed", as
+a real server answers during an etcd leader election or under API Priority
+and Fairness) with that Retry-After header when given; the request log
+marks them "injected".
 Every request is logged as one JSON line to --log (method, path, query,
 content type, whether a bearer token came; never the token).
 Prints "ready PORT" once listening.
@@ -319,11 +327,15 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     warnings = []
+    extra_headers = []
 
     def send(self, code, obj):
         text = isinstance(obj, bytes)
         data = obj if text else json.dumps(obj).encode()
         self.send_response(code)
+        for k, v in self.extra_headers:
+            self.send_header(k, v)
+        self.extra_headers = []
         for w in self.warnings:
             self.send_header("Warning", '299 - "%s"' % w.replace('"', '\\"'))
         self.warnings = []
@@ -340,10 +352,20 @@ class Handler(BaseHTTPRequestHandler):
         if n:
             body = self.rfile.read(n)
         auth = self.headers.get("Authorization") or ""
+        fault = take_fault(u.path)
         with open(args.log, "a") as f:
             f.write(json.dumps({"method": method, "path": u.path, "query": q,
                                 "content_type": self.headers.get("Content-Type"),
-                                "bearer": auth.startswith("Bearer ")}) + "\n")
+                                "bearer": auth.startswith("Bearer "),
+                                "injected": fault[0] if fault else None}) + "\n")
+        if fault:
+            code, retry_after = fault
+            reason, msg = {429: ("TooManyRequests", "Too many requests, please try again later."),
+                           503: ("ServiceUnavailable", "etcdserver: leader changed")}.get(
+                               code, ("InternalError", "injected by the test"))
+            if retry_after is not None:
+                self.extra_headers = [("Retry-After", str(retry_after))]
+            return self.send(*status(code, reason, msg))
         if auth != "Bearer " + args.token:
             return self.send(*status(401, "Unauthorized", "Unauthorized"))
         if method == "GET" and (q.get("watch") or [""])[0] in ("1", "true"):
@@ -560,6 +582,24 @@ def selected(o, q):
     return True
 
 
+fault_lock = threading.Lock()
+
+
+def take_fault(path):
+    """(code, retry_after or None) of the --fault-file entry this request uses up."""
+    if not args.fault_file or not os.path.exists(args.fault_file):
+        return None
+    with fault_lock:
+        lines = [l.split() for l in open(args.fault_file) if l.strip()]
+        for e in lines:
+            if int(e[1]) > 0 and e[2] in path:
+                e[1] = str(int(e[1]) - 1)
+                with open(args.fault_file, "w") as f:
+                    f.write("".join(" ".join(x) + "\n" for x in lines))
+                return int(e[0]), (int(e[3]) if len(e) > 3 else None)
+    return None
+
+
 def uid_range(ns_obj):
     """What OpenShift's cluster policy controller gives a new namespace."""
     ann = ns_obj.setdefault("metadata", {}).setdefault("annotations", {})
@@ -764,17 +804,24 @@ def evicted(key):
             return
         gone = delete(key)
         owner = next((o for o in gone["metadata"].get("ownerReferences") or []
-                      if o.get("controller") and o.get("kind") == "ReplicaSet"), None)
+                      if o.get("controller") and o.get("kind") in ("ReplicaSet", "StatefulSet")),
+                     None)
         nodes = sorted(k[3] for k, o in store.items() if k[1] == "nodes" and
                        not (o.get("spec") or {}).get("unschedulable"))
         old = (gone.get("spec") or {}).get("nodeName")
         node = next((n for n in nodes if n != old), None)
         if not owner or not node:
             return
-        name = "%s-%s" % (owner["name"], format(rv[0], "x")[-5:])
+        # A StatefulSet's replacement keeps the pod's name (its identity)
+        # with a new uid (kubernetes.io/docs/concepts/workloads/controllers/
+        # statefulset/#pod-identity); a ReplicaSet's gets a new name.
+        if owner["kind"] == "StatefulSet":
+            name = key[3]
+        else:
+            name = "%s-%s" % (owner["name"], format(rv[0], "x")[-5:])
         new = {"apiVersion": "v1", "kind": "Pod", "metadata": {
             "name": name, "namespace": key[2], "labels": gone["metadata"].get("labels") or {},
-            "uid": "uid-pod-" + name, "ownerReferences": [owner]},
+            "uid": "uid-pod-%s-%d" % (name, rv[0]), "ownerReferences": [owner]},
             "spec": {"nodeName": node}, "status": {"phase": "Pending"}}
         store[("", "pods", key[2], name)] = new
         bump(("", "pods", key[2], name))
@@ -1102,6 +1149,7 @@ def main():
     p.add_argument("--mpi-delay", type=float, default=0.2)
     p.add_argument("--evict-delay", type=float, default=0.5)
     p.add_argument("--mpi-api", choices=("v2beta1", "v1alpha2"), default="v2beta1")
+    p.add_argument("--fault-file", default="")
     args = p.parse_args()
     CRDS[:] = [(g, args.mpi_api if k == "MPIJob" else v, r, k, n) for g, v, r, k, n in CRDS]
     args.token = open(args.token_file).read().strip()

@@ -5,6 +5,7 @@
  */
 #include "kube-apply.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -356,9 +357,26 @@ static json_t *get_json(struct kube_client *kc, const struct kube_object *o, con
 	return j;
 }
 
+/* An allocatable count ("8", a plain integer quantity); -1 when absent or
+ * not a whole number. A resource at 0 is registered but offers nothing: a
+ * device plugin that found no device, or a kubelet that lost it. */
+static long long quantity(json_t *v)
+{
+	const char *s = json_string_value(v);
+	char *end;
+	long long n;
+
+	if (json_is_integer(v))
+		return json_integer_value(v);
+	if (!s || !*s)
+		return -1;
+	n = strtoll(s, &end, 10);
+	return *end ? -1 : n;
+}
+
 /*
  * After the apply: the device plugin's DaemonSet has every pod ready, and
- * every labelled GPU node offers each rdma/shared_ibN and nvidia.com/gpu
+ * every labelled GPU node offers each rdma/shared_ibN and nvidia.com/gpu, at more than 0
  * (Redpaper 3.4.1-3.4.2: what the scheduler needs before MPI jobs run).
  */
 static int wait_ready(struct kube_client *kc, const struct kube_objects *objs, unsigned wait_s,
@@ -415,15 +433,17 @@ static int wait_ready(struct kube_client *kc, const struct kube_objects *objs, u
 				break;
 			}
 			alloc = json_object_get(json_object_get(node, "status"), "allocatable");
-			if (!json_object_get(alloc, "nvidia.com/gpu"))
+			if (quantity(json_object_get(alloc, "nvidia.com/gpu")) <= 0)
 				strbuf_addf(&missing, "node %s offers no nvidia.com/gpu (is the GPU "
 					    "operator / SRO running?)", n->name);
 			json_array_foreach(json_object_get(conf, "configList"), k, c) {
 				const char *res = json_string_value(json_object_get(c, "resourceName"));
 				char *key = xasprintf("rdma/%s", res ? res : "");
 
-				if (!missing.len && !json_object_get(alloc, key))
-					strbuf_addf(&missing, "node %s offers no %s", n->name, key);
+				if (!missing.len && quantity(json_object_get(alloc, key)) <= 0)
+					strbuf_addf(&missing, "node %s offers no %s (allocatable %s)",
+						    n->name, key, json_string_value(json_object_get(alloc,
+						    key)) ?: "missing");
 				free(key);
 			}
 			json_decref(node);

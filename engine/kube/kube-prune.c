@@ -91,6 +91,15 @@ void kube_stale_release(struct kube_stale_list *l)
 	*l = (struct kube_stale_list){ NULL, 0 };
 }
 
+/* A 401 in kube-apply.c's words (the credentials, not the prune, are wrong). */
+static int unauthorized(struct kube_client *kc, struct err *err)
+{
+	return err_set(err, ERR_AUTH, "the API server %s refused the credentials of kubeconfig "
+		       "user '%s' (401 Unauthorized): the token or client certificate is wrong or "
+		       "expired; log in again (oc login) or give another --kubeconfig",
+		       kube_client_server(kc), kube_client_user(kc));
+}
+
 static char *obj_key(const char *kind, const char *ns, const char *name)
 {
 	return xasprintf("%s/%s/%s", kind, ns ? ns : "", name);
@@ -114,6 +123,8 @@ static int namespaces(struct kube_client *kc, const struct kube_objects *objs, j
 		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
 			json_object_set_new(set, t, json_true());
 		free(copy);
+	} else if (r.status == 401) {
+		rc = unauthorized(kc, err);
 	} else if (r.status != 404) {
 		rc = err_set(err, ERR_REMOTE, "ApplySet parent ConfigMap %s/%s: the server answered "
 			     "%ld: %s", KUBE_APPLYSET_NAMESPACE, KUBE_APPLYSET_PARENT, r.status,
@@ -142,6 +153,10 @@ static int list_kind(struct kube_client *kc, const struct prune_kind *k, const c
 		goto out;
 	if (r.status == 404) /* the kind is not served (a CRD not installed) */
 		goto out;
+	if (r.status == 401) {
+		rc = unauthorized(kc, err);
+		goto out;
+	}
 	if (r.status != 200) {
 		rc = err_set(err, ERR_REMOTE, "finding what bringup "
 			     "applied before: list %s%s%s answered %ld: %s%s", k->plural,

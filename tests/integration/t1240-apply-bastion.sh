@@ -37,7 +37,7 @@ sim_ssh 127.0.1.1 'umask 077; cat > ~/.kube/token' <"$KDIR/token" || fail "token
 run() { "$BRINGUP" apply -i "$TEST_DIR/inv.yaml" --via bastion --state-dir "$STATE" "$@"; }
 
 run >"$TEST_DIR/a1.out" 2>&1 || fail "apply via bastion: $(cat "$TEST_DIR/a1.out")"
-[ "$(grep -c ' serverside-applied$' "$TEST_DIR/a1.out")" -eq 12 ] || fail "$(cat "$TEST_DIR/a1.out")"
+[ "$(grep -c ' serverside-applied$' "$TEST_DIR/a1.out")" -eq 13 ] || fail "$(cat "$TEST_DIR/a1.out")"
 grep -qx "securitycontextconstraints.security.openshift.io/scc-for-mpi serverside-applied" \
 	"$TEST_DIR/a1.out" || fail "$(cat "$TEST_DIR/a1.out")"
 grep -qx "rolebinding.rbac.authorization.k8s.io/mpi serverside-applied" "$TEST_DIR/a1.out" ||

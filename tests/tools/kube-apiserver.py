@@ -1093,11 +1093,23 @@ def plugin_ready(key):
         for k in nodes:
             alloc = {"nvidia.com/gpu": "8"}
             for c in conf.get("configList", []):
-                alloc["rdma/" + c["resourceName"]] = str(c["rdmaHcaMax"])
+                alloc["rdma/" + c["resourceName"]] = "0" if args.rdma_zero_delay else str(c["rdmaHcaMax"])
             store[k].setdefault("status", {})["allocatable"] = alloc
             rv[0] += 1
             store[k]["metadata"]["resourceVersion"] = str(rv[0])
         save_state()
+    if args.rdma_zero_delay:
+        # --rdma-zero-delay: the plugin first registers its resources at 0
+        # (no device found yet), the devices come D seconds later
+        time.sleep(args.rdma_zero_delay)
+        with lock:
+            for k in nodes:
+                if k in store:
+                    for c in conf.get("configList", []):
+                        store[k]["status"]["allocatable"]["rdma/" + c["resourceName"]] = str(c["rdmaHcaMax"])
+                    rv[0] += 1
+                    store[k]["metadata"]["resourceVersion"] = str(rv[0])
+            save_state()
 
 
 def save_state():
@@ -1150,6 +1162,7 @@ def main():
     p.add_argument("--evict-delay", type=float, default=0.5)
     p.add_argument("--mpi-api", choices=("v2beta1", "v1alpha2"), default="v2beta1")
     p.add_argument("--fault-file", default="")
+    p.add_argument("--rdma-zero-delay", type=float, default=0)
     args = p.parse_args()
     CRDS[:] = [(g, args.mpi_api if k == "MPIJob" else v, r, k, n) for g, v, r, k, n in CRDS]
     args.token = open(args.token_file).read().strip()

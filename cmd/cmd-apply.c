@@ -36,12 +36,14 @@ static void usage(FILE *f)
 		"\n"
 		"Applies what `bringup render` writes, in its order, through the Kubernetes API:\n"
 		"server-side apply (field manager bringup, never forcing a field another manager\n"
-		"owns). Custom resources wait for their CRD to be Established. Nothing is ever\n"
-		"deleted; nodes are only labelled.\n"
+		"owns). Custom resources wait for their CRD to be Established. What an earlier\n"
+		"apply made (ApplySet label) and the inventory no longer names is deleted after\n"
+		"the apply; namespaces never are, nodes are only labelled.\n"
 		"\n"
 		"  -i, --inventory FILE   the inventory (its cluster var 'openshift')\n"
 		"      --check            a dry run on the server (dryRun=All): print what would\n"
-		"                         change as a diff against the live objects\n"
+		"                         be deleted, then what would change as a diff against\n"
+		"                         the live objects\n"
 		"      --kubeconfig FILE  server, CA and credentials (default $KUBECONFIG, then the\n"
 		"                         inventory's openshift.kubeconfig, then ~/.kube/config);\n"
 		"                         TLS is always verified against the kubeconfig's CA\n"
@@ -86,7 +88,7 @@ int cmd_apply(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct cmd_getopt g;
 	const char *inv_path = NULL, *kubeconfig = NULL, *state = NULL, *via = NULL;
 	struct kube_objects objs = { NULL, 0 };
-	struct kube_apply_opts opts = { .crd_wait_s = 120, .ready_wait_s = 300, .report = report,
+	struct kube_apply_opts opts = { .prune = true, .crd_wait_s = 120, .ready_wait_s = 300, .report = report,
 					.note = note };
 	struct kube_client *kc = NULL;
 	struct inventory *inv = NULL;

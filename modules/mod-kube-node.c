@@ -37,6 +37,9 @@ static const struct param_spec params[] = {
 	{ "nodes", PARAM_STRING, "", NULL, "inventory hosts, comma-separated", NULL },
 	{ "timeout", PARAM_UINT, "600", "drain_timeout",
 	  "seconds a drain may wait for budgets and pods to end", NULL },
+	{ "delete_emptydir_data", PARAM_BOOL, "false", "drain_delete_emptydir_data",
+	  "evict pods with emptyDir volumes, losing that data (kubectl drain "
+	  "--delete-emptydir-data); otherwise such a pod stops the drain", NULL },
 	{ NULL },
 };
 
@@ -99,14 +102,16 @@ static int drain_check(struct job *j, struct err *err)
 		bool cordoned = false;
 
 		if (!(rc = kube_node_cordoned(j->kc, j->nodes.v[i], &cordoned, err)) &&
-		    !(rc = kube_node_pods(j->kc, j->nodes.v[i], &pods, &refused, err))) {
+		    !(rc = kube_node_pods(j->kc, j->nodes.v[i],
+					   mod_param_bool(j->mc, "delete_emptydir_data"), &pods,
+					   &refused, err))) {
 			if (!cordoned)
 				mod_change(j->mc, NULL, "cordon %s", j->nodes.v[i]);
 			for (size_t k = 0; k < pods.n; k++)
 				mod_change(j->mc, NULL, "evict pod %s from %s", pods.v[k], j->nodes.v[i]);
 			for (size_t k = 0; k < refused.n; k++)
-				mod_change(j->mc, NULL, "pod %s on %s has no controller: the drain will "
-					   "stop there", refused.v[k], j->nodes.v[i]);
+				mod_change(j->mc, NULL, "pod %s on %s: the drain will stop there",
+					   refused.v[k], j->nodes.v[i]);
 		}
 		strlist_clear(&pods);
 		strlist_clear(&refused);
@@ -119,13 +124,38 @@ static int drain_apply(struct job *j, struct err *err)
 	int rc = 0;
 
 	/* All of the batch cordoned first: an evicted pod must not land on a
-	 * node of the same batch. */
+	 * node of the same batch. A node an admin cordoned before is left as
+	 * it is; the ones bringup cordons are recorded (journal) so that only
+	 * they are uncordoned, also after --resume. */
+	for (size_t i = 0; i < j->nodes.n && !rc; i++) {
+		char *key = xasprintf("kube.cordoned_by_bringup.%s", j->nodes.v[i]);
+		const json_t *recs = mod_records(j->mc);
+		bool cordoned = false;
+
+		if (!(rc = kube_node_cordoned(j->kc, j->nodes.v[i], &cordoned, err)) && !cordoned) {
+			mod_record(j->mc, key, "true");
+			rc = kube_node_set_cordon(j->kc, j->nodes.v[i], true, err);
+		} else if (!rc && !json_object_get(recs, key)) {
+			mod_note(j->mc, "%s was cordoned before this run: it stays cordoned",
+				 j->nodes.v[i]);
+		}
+		free(key);
+	}
 	for (size_t i = 0; i < j->nodes.n && !rc; i++)
-		rc = kube_node_set_cordon(j->kc, j->nodes.v[i], true, err);
-	for (size_t i = 0; i < j->nodes.n && !rc; i++)
-		rc = kube_node_drain(j->kc, j->nodes.v[i], mod_param_uint(j->mc, "timeout"), on_wait,
-				     j->mc, err);
+		rc = kube_node_drain(j->kc, j->nodes.v[i], mod_param_uint(j->mc, "timeout"),
+				     mod_param_bool(j->mc, "delete_emptydir_data"), on_wait, j->mc,
+				     err);
 	return rc;
+}
+
+/* Whether this run's drain cordoned the node (its record). */
+static bool cordoned_by_us(struct job *j, const char *node)
+{
+	char *key = xasprintf("kube.cordoned_by_bringup.%s", node);
+	bool r = json_is_string(json_object_get(mod_records(j->mc), key));
+
+	free(key);
+	return r;
 }
 
 /* Uncordons (with `real`) or plans to uncordon the nodes that came through;
@@ -145,6 +175,11 @@ static int uncordon(struct job *j, bool real, struct strbuf *ret_failed, struct 
 		}
 		if ((rc = kube_node_cordoned(j->kc, j->nodes.v[i], &cordoned, err)) || !cordoned)
 			continue;
+		if (!cordoned_by_us(j, j->nodes.v[i])) {
+			mod_note(j->mc, "%s: cordoned before bringup drained it, left cordoned",
+				 j->nodes.v[i]);
+			continue;
+		}
 		if (real)
 			rc = kube_node_set_cordon(j->kc, j->nodes.v[i], false, err);
 		else

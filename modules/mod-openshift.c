@@ -79,7 +79,7 @@ static void on_object(void *arg, const struct kube_object *o, enum kube_outcome 
 	}
 	/* Worded as what apply does, as every module's changes are. */
 	mod_change(r->mc, diff && *diff ? diff : NULL, "%s %s %s%s%s",
-		   out == KUBE_WOULD_CREATE ? "create" : "change", o->kind, o->ns ? o->ns : "", o->ns ? "/" : "", o->name);
+		   out == KUBE_WOULD_CREATE ? "create" : out == KUBE_WOULD_DELETE ? "delete" : "change", o->kind, o->ns ? o->ns : "", o->ns ? "/" : "", o->name);
 }
 
 static void on_wait(void *arg, const char *what)
@@ -99,6 +99,7 @@ static int run(struct mod_ctx *mc, bool real)
 	struct err err = ERR_INIT;
 	struct kube_apply_opts opts = {
 		.check = !real,
+		.prune = true,
 		.crd_wait_s = mod_param_uint(mc, "crd_timeout"),
 		.ready_wait_s = real ? mod_param_uint(mc, "ready_timeout") : 0,
 		.report = on_object, .note = on_wait, .arg = &r,

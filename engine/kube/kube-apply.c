@@ -5,11 +5,13 @@
  */
 #include "kube-apply.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "../base/diff.h"
 #include "../base/xalloc.h"
+#include "kube-prune.h"
 
 /* Custom kinds of ours: their CRD and who installs it. */
 static const struct crd_hint {
@@ -19,8 +21,9 @@ static const struct crd_hint {
 	  "the IBM Spectrum Scale CSI operator (OperatorHub, or "
 	  "github.com/IBM/ibm-spectrum-scale-csi operator manifests)" },
 	{ "kubeflow.org", "MPIJob", "mpijobs",
-	  "the MPI Operator (`bringup render --with-operators` writes its manifest "
-	  "under DIR/operators/; github.com/kubeflow/mpi-operator, deploy/v1alpha2)" },
+	  "the MPI Operator (github.com/kubeflow/mpi-operator v0.8.0, "
+	  "deploy/v2beta1/mpi-operator.yaml; or, with openshift.mpi_operator.api "
+	  "v1alpha2, `bringup render --with-operators`, DIR/operators/)" },
 	{ "security.openshift.io", "SecurityContextConstraints", "securitycontextconstraints",
 	  "OpenShift (SecurityContextConstraints exist only there)" },
 };
@@ -33,6 +36,8 @@ const char *kube_outcome_str(enum kube_outcome o)
 	case KUBE_UNCHANGED: return "unchanged";
 	case KUBE_WOULD_CREATE: return "would create";
 	case KUBE_WOULD_CHANGE: return "would change";
+	case KUBE_DELETED: return "deleted";
+	case KUBE_WOULD_DELETE: return "would delete";
 	}
 	return "?";
 }
@@ -276,7 +281,9 @@ static int apply_one(struct kube_client *kc, const struct kube_object *o,
 			     "openshift.node_domain; `oc get nodes` lists them)", o->name);
 		goto out;
 	}
-	q = xasprintf("%s?fieldManager=bringup&force=false%s", path,
+	/* Strict: a field the server's schema does not know is refused (422),
+	 * not silently pruned (the default, Warn, prunes it and warns). */
+	q = xasprintf("%s?fieldManager=bringup&force=false&fieldValidation=Strict%s", path,
 		      opts->check ? "&dryRun=All" : "");
 	if ((rc = kube_request(kc, "PATCH", q, "application/apply-patch+yaml", o->yaml,
 			       strlen(o->yaml), &r, err)))
@@ -350,9 +357,26 @@ static json_t *get_json(struct kube_client *kc, const struct kube_object *o, con
 	return j;
 }
 
+/* An allocatable count ("8", a plain integer quantity); -1 when absent or
+ * not a whole number. A resource at 0 is registered but offers nothing: a
+ * device plugin that found no device, or a kubelet that lost it. */
+static long long quantity(json_t *v)
+{
+	const char *s = json_string_value(v);
+	char *end;
+	long long n;
+
+	if (json_is_integer(v))
+		return json_integer_value(v);
+	if (!s || !*s)
+		return -1;
+	n = strtoll(s, &end, 10);
+	return *end ? -1 : n;
+}
+
 /*
  * After the apply: the device plugin's DaemonSet has every pod ready, and
- * every labelled GPU node offers each rdma/shared_ibN and nvidia.com/gpu
+ * every labelled GPU node offers each rdma/shared_ibN and nvidia.com/gpu, at more than 0
  * (Redpaper 3.4.1-3.4.2: what the scheduler needs before MPI jobs run).
  */
 static int wait_ready(struct kube_client *kc, const struct kube_objects *objs, unsigned wait_s,
@@ -409,15 +433,17 @@ static int wait_ready(struct kube_client *kc, const struct kube_objects *objs, u
 				break;
 			}
 			alloc = json_object_get(json_object_get(node, "status"), "allocatable");
-			if (!json_object_get(alloc, "nvidia.com/gpu"))
+			if (quantity(json_object_get(alloc, "nvidia.com/gpu")) <= 0)
 				strbuf_addf(&missing, "node %s offers no nvidia.com/gpu (is the GPU "
 					    "operator / SRO running?)", n->name);
 			json_array_foreach(json_object_get(conf, "configList"), k, c) {
 				const char *res = json_string_value(json_object_get(c, "resourceName"));
 				char *key = xasprintf("rdma/%s", res ? res : "");
 
-				if (!missing.len && !json_object_get(alloc, key))
-					strbuf_addf(&missing, "node %s offers no %s", n->name, key);
+				if (!missing.len && quantity(json_object_get(alloc, key)) <= 0)
+					strbuf_addf(&missing, "node %s offers no %s (allocatable %s)",
+						    n->name, key, json_string_value(json_object_get(alloc,
+						    key)) ?: "missing");
 				free(key);
 			}
 			json_decref(node);
@@ -448,11 +474,17 @@ int kube_apply(struct kube_client *kc, const struct kube_objects *objs,
 	return wait_ready(kc, objs, opts->ready_wait_s, opts->note, opts->arg, err);
 }
 
-static int kube_apply_objects(struct kube_client *kc, const struct kube_objects *objs,
-			      const struct kube_apply_opts *opts, struct err *err)
+static bool is_parent(const struct kube_object *o)
+{
+	return !strcmp(o->kind, "ConfigMap") && !strcmp(o->name, KUBE_APPLYSET_PARENT) &&
+	       o->ns && !strcmp(o->ns, KUBE_APPLYSET_NAMESPACE);
+}
+
+static int apply_some(struct kube_client *kc, const struct kube_objects *objs, bool parent,
+		      const struct kube_apply_opts *opts, struct err *err)
 {
 	for (size_t i = 0; i < objs->n; i++) {
-		if (objs->v[i].workload)
+		if (objs->v[i].workload || is_parent(&objs->v[i]) != parent)
 			continue; /* validation jobs are run, not part of the bring-up */
 		int rc = apply_one(kc, &objs->v[i], opts, err);
 
@@ -462,4 +494,35 @@ static int kube_apply_objects(struct kube_client *kc, const struct kube_objects 
 		}
 	}
 	return 0;
+}
+
+/*
+ * What bringup applied before and the render no longer holds is found
+ * first (the live ApplySet parent still names the namespaces of the last
+ * apply); --check reports it before anything else. A real apply applies
+ * the objects, deletes the stale ones, and only then the parent with the
+ * new namespaces: a run cut short before that finds them again.
+ */
+static int kube_apply_objects(struct kube_client *kc, const struct kube_objects *objs,
+			      const struct kube_apply_opts *opts, struct err *err)
+{
+	struct kube_stale_list stale = { NULL, 0 };
+	int rc = opts->prune ? kube_prune_find(kc, objs, &stale, err) : 0;
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < stale.n && opts->check; i++)
+		if (opts->report)
+			opts->report(opts->arg, &stale.v[i].o, KUBE_WOULD_DELETE, "");
+	rc = apply_some(kc, objs, false, opts, err);
+	for (size_t i = 0; i < stale.n && !rc && !opts->check; i++) {
+		if ((rc = kube_prune_delete(kc, &stale.v[i], err)))
+			break;
+		if (opts->report)
+			opts->report(opts->arg, &stale.v[i].o, KUBE_DELETED, "");
+	}
+	if (!rc)
+		rc = apply_some(kc, objs, true, opts, err);
+	kube_stale_release(&stale);
+	return rc;
 }

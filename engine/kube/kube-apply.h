@@ -6,7 +6,10 @@
  * discovery; a custom resource waits for its CRD to be Established. Errors
  * say what an admin can do (credentials, the missing verb, the operator to
  * install, the field manager that owns a field, the server's validation).
- * Never deletes anything; never creates a Node (it only labels one).
+ * With `prune`, deletes what it applied before and the render no longer
+ * holds (ApplySet membership, kube-prune.h), after the new objects are applied
+ * and before the ApplySet parent is; --check reports those removals first.
+ * Never creates a Node (it only labels one).
  */
 #ifndef BRINGUP_KUBE_APPLY_H
 #define BRINGUP_KUBE_APPLY_H
@@ -23,12 +26,18 @@ enum kube_outcome {
 	KUBE_UNCHANGED,
 	KUBE_WOULD_CREATE, /* --check */
 	KUBE_WOULD_CHANGE,
+	KUBE_DELETED,      /* pruned: bringup applied it before, the render no longer has it */
+	KUBE_WOULD_DELETE, /* --check: reported before the objects applied */
 };
 
 const char *kube_outcome_str(enum kube_outcome o);
 
 struct kube_apply_opts {
 	bool check;            /* dryRun=All, nothing changes */
+	/* The objects are the whole render (kube_objects_build): delete what
+	 * bringup's ApplySet held before and they no longer hold. Never for a
+	 * partial list (validate's jobs). */
+	bool prune;
 	unsigned crd_wait_s;   /* how long a CRD may take to become Established */
 	/* Called once per object applied; `diff` only with check (may be ""). */
 	void (*report)(void *arg, const struct kube_object *o, enum kube_outcome out,
@@ -43,7 +52,8 @@ struct kube_apply_opts {
 };
 
 /* Applies every object in order, stopping at the first error (named by
- * object); then, unless check, waits as ready_wait_s says. */
+ * object), pruning as above; then, unless check, waits as ready_wait_s
+ * says. */
 int kube_apply(struct kube_client *kc, const struct kube_objects *objs,
 	       const struct kube_apply_opts *opts, struct err *err);
 

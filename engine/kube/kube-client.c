@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 
 #include "../base/xalloc.h"
 #include "../base/yamltree.h"
@@ -26,6 +28,8 @@ struct kube_client {
 	unsigned timeout_s;
 	CURL *curl;
 	struct kube_transport transport; /* perform set: used instead of curl */
+	long retry_after;      /* the last answer's Retry-After (seconds), -1 when none */
+	CURLcode last_cc;      /* the last transfer's libcurl result */
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -369,6 +373,22 @@ static int perform_transport(struct kube_client *kc, const char *method, const c
  * write callback, `warg` its argument). The token goes to libcurl only and
  * is dropped with the handle's reset. *ret_status gets the HTTP status.
  */
+/* Keeps the answer's Retry-After (delay-seconds; an HTTP date counts as 1 s). */
+static size_t on_header(char *data, size_t size, size_t n, void *arg)
+{
+	struct kube_client *kc = arg;
+	size_t len = size * n;
+	static const char name[] = "retry-after:";
+
+	if (len > sizeof(name) - 1 && !strncasecmp(data, name, sizeof(name) - 1)) {
+		char *end;
+		long v = strtol(data + sizeof(name) - 1, &end, 10);
+
+		kc->retry_after = end != data + sizeof(name) - 1 && v >= 0 ? v : 1;
+	}
+	return len;
+}
+
 static int perform(struct kube_client *kc, const char *method, const char *path,
 		   const char *content_type, const char *body, size_t body_len,
 		   size_t (*write)(char *, size_t, size_t, void *), void *warg,
@@ -382,6 +402,8 @@ static int perform(struct kube_client *kc, const char *method, const char *path,
 	int rc = 0;
 
 	*ret_status = 0;
+	kc->retry_after = -1;
+	kc->last_cc = CURLE_OK;
 	if (kc->transport.perform)
 		return perform_transport(kc, method, path, body, body_len, write, warg,
 					 ret_status, err);
@@ -399,6 +421,9 @@ static int perform(struct kube_client *kc, const char *method, const char *path,
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, warg);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "bringup");
+	kc->retry_after = -1;
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, kc);
 	if (kc->ca_file)
 		curl_easy_setopt(c, CURLOPT_CAINFO, kc->ca_file);
 	if (kc->ca.len)
@@ -427,6 +452,7 @@ static int perform(struct kube_client *kc, const char *method, const char *path,
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
 	}
 	cc = curl_easy_perform(c);
+	kc->last_cc = cc;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, ret_status);
 	if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && write != on_body)) {
 		int code = cc == CURLE_OPERATION_TIMEDOUT ? ERR_TIMEOUT :
@@ -447,19 +473,72 @@ static int perform(struct kube_client *kc, const char *method, const char *path,
 	return rc;
 }
 
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Whether an answer is worth asking again, as client-go's rest client
+ * decides (k8s.io/client-go/rest/request.go, checkWait and the retry of
+ * "connection reset by peer" in IsRetryableError): a 429 that says when
+ * (Retry-After; a PodDisruptionBudget's 429 says nothing and is the
+ * caller's to handle), any 5xx (an API server restarting, "etcdserver:
+ * leader changed"), a connection reset or closed before the answer.
+ */
+static bool retryable(const struct kube_client *kc, int rc, long status)
+{
+	if (rc)
+		return kc->last_cc == CURLE_RECV_ERROR || kc->last_cc == CURLE_SEND_ERROR ||
+		       kc->last_cc == CURLE_GOT_NOTHING;
+	return (status == 429 && kc->retry_after >= 0) || status >= 500;
+}
+
 int kube_request(struct kube_client *kc, const char *method, const char *path,
 		 const char *content_type, const char *body, size_t body_len,
 		 struct kube_response *resp, struct err *err)
 {
+	double end = mono_s() + kc->timeout_s, delay = 0.1;
+	unsigned tries = 0;
 	int rc;
 
-	*resp = (struct kube_response){ 0, STRBUF_INIT, NULL };
-	rc = perform(kc, method, path, content_type, body, body_len, on_body, &resp->body,
-		     kc->timeout_s, &resp->status, err);
-	if (rc)
-		resp->status = 0;
-	else
-		resp->json = json_loadb(resp->body.buf, resp->body.len, 0, NULL);
+	/*
+	 * Retries within the request's own deadline (kube_client_set_timeout):
+	 * the server's Retry-After, else a backoff doubling from 100 ms to at
+	 * most 5 s. The last answer (its status and message) or error is what
+	 * the caller gets; an error says how many tries it took.
+	 */
+	for (;;) {
+		double left = end - mono_s();
+
+		*resp = (struct kube_response){ 0, STRBUF_INIT, NULL };
+		tries++;
+		rc = perform(kc, method, path, content_type, body, body_len, on_body, &resp->body,
+			     left < 1 ? 1 : (unsigned)(left + 0.999), &resp->status, err);
+		if (rc)
+			resp->status = 0;
+		else
+			resp->json = json_loadb(resp->body.buf, resp->body.len, 0, NULL);
+		/* An in-process transport (tests, fuzzing) answers at once: there
+		 * is no server to wait for. */
+		if (!retryable(kc, rc, resp->status) || kc->transport.perform)
+			break;
+		double wait = kc->retry_after >= 0 ? (double)kc->retry_after : delay;
+
+		if (mono_s() + wait >= end)
+			break;
+		kube_response_release(resp);
+		err_clear(err);
+		struct timespec ts = { (time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9) };
+
+		nanosleep(&ts, NULL);
+		delay = delay * 2 > 5 ? 5 : delay * 2;
+	}
+	if (rc && tries > 1)
+		err_prefix(err, "after %u tries: ", tries);
 	return rc;
 }
 

@@ -71,7 +71,10 @@ void kube_response_release(struct kube_response *r);
  * One request: METHOD to PATH (with its query) under the server, with `body`
  * of `content_type` (both may be NULL). Fills *resp (release it) whatever
  * the status; returns ERR_CONNECT / ERR_TIMEOUT / ERR_AUTH (TLS) when no HTTP
- * answer came, 0 otherwise.
+ * answer came, 0 otherwise. Like client-go, it asks again, within the
+ * client's timeout, after a 429 with Retry-After, a 5xx or a connection
+ * reset (Retry-After's delay, else a capped exponential backoff); the last
+ * answer is the one returned.
  */
 int kube_request(struct kube_client *kc, const char *method, const char *path,
 		 const char *content_type, const char *body, size_t body_len,

@@ -85,32 +85,83 @@ int kube_node_set_cordon(struct kube_client *kc, const char *node, bool cordon, 
 
 enum pod_kind { POD_EVICT, POD_LEAVE, POD_REFUSE };
 
-/* What a drain does with this pod (kubectl drain's filters). */
-static enum pod_kind pod_kind(json_t *pod)
+/* Whether DaemonSet NAME in namespace ns exists (ERR_* when it cannot be told). */
+static int daemonset_exists(struct kube_client *kc, const char *ns, const char *name, bool *ret,
+			    struct err *err)
 {
-	json_t *meta = json_object_get(pod, "metadata"), *owner;
+	char *path = xasprintf("/apis/apps/v1/namespaces/%s/daemonsets/%s", ns, name);
+	char *what = xasprintf("DaemonSet %s/%s", ns, name);
+	struct kube_response r = { 0 };
+	int rc = kube_request(kc, "GET", path, NULL, NULL, 0, &r, err);
+
+	if (!rc && r.status != 200 && r.status != 404)
+		rc = api_error(kc, what, "get", "daemonsets.apps", &r, err);
+	*ret = !rc && r.status == 200;
+	kube_response_release(&r);
+	free(what);
+	free(path);
+	return rc;
+}
+
+/*
+ * What a drain does with this pod (kubectl drain's filters); *ret_why says
+ * why a refused pod is refused.
+ */
+static int pod_kind(struct kube_client *kc, json_t *pod, bool allow_emptydir,
+		    enum pod_kind *ret, const char **ret_why, struct err *err)
+{
+	json_t *meta = json_object_get(pod, "metadata"), *owner, *vol;
 	const char *phase = json_string_value(json_object_get(json_object_get(pod, "status"),
 							      "phase"));
+	const char *ns = json_string_value(json_object_get(meta, "namespace")) ?: "";
 	bool controlled = false;
 	size_t i;
 
+	*ret = POD_LEAVE;
+	*ret_why = NULL;
 	if (json_object_get(json_object_get(meta, "annotations"), "kubernetes.io/config.mirror"))
-		return POD_LEAVE;
+		return 0;
 	if (phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed")))
-		return POD_LEAVE;
+		return 0;
 	json_array_foreach(json_object_get(meta, "ownerReferences"), i, owner) {
 		if (!json_is_true(json_object_get(owner, "controller")))
 			continue;
-		if (!strcmp(json_string_value(json_object_get(owner, "kind")) ?: "", "DaemonSet"))
-			return POD_LEAVE;
+		if (!strcmp(json_string_value(json_object_get(owner, "kind")) ?: "", "DaemonSet")) {
+			bool there = false;
+			int rc = daemonset_exists(kc, ns, json_string_value(json_object_get(owner,
+						  "name")) ?: "", &there, err);
+
+			if (rc)
+				return rc;
+			if (!there) {
+				*ret = POD_REFUSE;
+				*ret_why = "its DaemonSet is gone: nothing would start it again";
+			}
+			return 0;
+		}
 		controlled = true;
 	}
-	return controlled ? POD_EVICT : POD_REFUSE;
+	if (!controlled) {
+		*ret = POD_REFUSE;
+		*ret_why = "no controller: it would be lost, not moved";
+		return 0;
+	}
+	json_array_foreach(json_object_get(json_object_get(pod, "spec"), "volumes"), i, vol)
+		if (json_object_get(vol, "emptyDir") && !allow_emptydir) {
+			*ret = POD_REFUSE;
+			*ret_why = "emptyDir data would be lost (set drain_delete_emptydir_data to "
+				   "allow it)";
+			return 0;
+		}
+	*ret = POD_EVICT;
+	return 0;
 }
 
-/* The node's pods as "NAMESPACE/NAME" lists, by what a drain does with them. */
-static int list_pods(struct kube_client *kc, const char *node, struct strlist *evict,
-		     struct strlist *refuse, struct err *err)
+/* The node's pods as "NAMESPACE/NAME" lists, by what a drain does with them;
+ * uids (may be NULL) gets each evicted pod's uid, refused "ID: why". */
+static int list_pods(struct kube_client *kc, const char *node, bool allow_emptydir,
+		     struct strlist *evict, struct strlist *uids, struct strlist *refuse,
+		     struct err *err)
 {
 	struct kube_response r = { 0 };
 	char *path = xasprintf("/api/v1/pods?fieldSelector=spec.nodeName%%3D%s", node);
@@ -125,13 +176,28 @@ static int list_pods(struct kube_client *kc, const char *node, struct strlist *e
 		json_t *meta = json_object_get(pod, "metadata");
 		char *id = xasprintf("%s/%s", json_string_value(json_object_get(meta, "namespace")) ?: "",
 				     json_string_value(json_object_get(meta, "name")) ?: "");
+		enum pod_kind kind;
+		const char *why;
 
-		switch (pod_kind(pod)) {
-		case POD_EVICT: strlist_push(evict, id); break;
-		case POD_REFUSE: if (refuse) strlist_push(refuse, id); break;
-		case POD_LEAVE: break;
+		if (!(rc = pod_kind(kc, pod, allow_emptydir, &kind, &why, err))) {
+			switch (kind) {
+			case POD_EVICT:
+				strlist_push(evict, id);
+				if (uids)
+					strlist_push(uids, json_string_value(json_object_get(meta,
+										  "uid")) ?: "");
+				break;
+			case POD_REFUSE:
+				if (refuse)
+					strlist_push_owned(refuse, xasprintf("%s (%s)", id, why));
+				break;
+			case POD_LEAVE:
+				break;
+			}
 		}
 		free(id);
+		if (rc)
+			break;
 	}
 	kube_response_release(&r);
 	free(path);
@@ -139,10 +205,10 @@ static int list_pods(struct kube_client *kc, const char *node, struct strlist *e
 	return rc;
 }
 
-int kube_node_pods(struct kube_client *kc, const char *node, struct strlist *out,
-		   struct strlist *refused, struct err *err)
+int kube_node_pods(struct kube_client *kc, const char *node, bool allow_emptydir,
+		   struct strlist *out, struct strlist *refused, struct err *err)
 {
-	return list_pods(kc, node, out, refused, err);
+	return list_pods(kc, node, allow_emptydir, out, NULL, refused, err);
 }
 
 /*
@@ -190,8 +256,10 @@ static int evict(struct kube_client *kc, const char *id, bool *ret_blocked,
 	return rc;
 }
 
-/* Whether the pod `id` (as it was: uid) still exists. */
-static int pod_present(struct kube_client *kc, const char *id, bool *ret, struct err *err)
+/* Whether the pod `id` with `uid` still exists: a pod of that name with
+ * another uid is its replacement (a StatefulSet's), the evicted one is gone. */
+static int pod_present(struct kube_client *kc, const char *id, const char *uid, bool *ret,
+		       struct err *err)
 {
 	const char *slash = strchr(id, '/');
 	char *path = xasprintf("/api/v1/namespaces/%.*s/pods/%s", (int)(slash - id), id, slash + 1);
@@ -201,7 +269,8 @@ static int pod_present(struct kube_client *kc, const char *id, bool *ret, struct
 
 	if (!rc && r.status != 200 && r.status != 404)
 		rc = api_error(kc, what, "get", "pods", &r, err);
-	*ret = !rc && r.status == 200;
+	*ret = !rc && r.status == 200 && !strcmp(json_string_value(json_object_get(
+		json_object_get(r.json, "metadata"), "uid")) ?: "", uid);
 	kube_response_release(&r);
 	free(what);
 	free(path);
@@ -215,22 +284,24 @@ static void joined(const struct strlist *l, struct strbuf *out)
 }
 
 int kube_node_drain(struct kube_client *kc, const char *node, unsigned timeout_s,
-		    void (*note)(void *arg, const char *what), void *arg, struct err *err)
+		    bool allow_emptydir, void (*note)(void *arg, const char *what), void *arg,
+		    struct err *err)
 {
 	struct strlist pods = STRLIST_INIT, refused = STRLIST_INIT, left = STRLIST_INIT;
+	struct strlist uids = STRLIST_INIT;
 	struct strbuf why = STRBUF_INIT, msg = STRBUF_INIT;
 	bool *evicted = NULL;
 	double end = now_s() + timeout_s;
 	int rc;
 
 	if ((rc = kube_node_set_cordon(kc, node, true, err)) ||
-	    (rc = list_pods(kc, node, &pods, &refused, err)))
+	    (rc = list_pods(kc, node, allow_emptydir, &pods, &uids, &refused, err)))
 		goto out;
 	if (refused.n) {
 		joined(&refused, &msg);
-		rc = err_set(err, ERR_STATE, "drain node %s: pods no controller owns would be lost, "
-			     "not moved: %s; delete or move them yourself, then run again (the node "
-			     "stays cordoned)", node, msg.buf);
+		rc = err_set(err, ERR_STATE, "drain node %s: pods a drain must not evict: %s; "
+			     "delete or move them yourself, then run again (the node stays "
+			     "cordoned)", node, msg.buf);
 		goto out;
 	}
 	evicted = xcalloc(pods.n + 1, sizeof(*evicted));
@@ -243,7 +314,7 @@ int kube_node_drain(struct kube_client *kc, const char *node, unsigned timeout_s
 
 			if (!evicted[i] && !(rc = evict(kc, pods.v[i], &blocked, &why, err)))
 				evicted[i] = !blocked;
-			if (!rc && evicted[i] && !(rc = pod_present(kc, pods.v[i], &present, err)) &&
+			if (!rc && evicted[i] && !(rc = pod_present(kc, pods.v[i], uids.v[i], &present, err)) &&
 			    !present)
 				continue;
 			if (!rc) {
@@ -273,6 +344,7 @@ int kube_node_drain(struct kube_client *kc, const char *node, unsigned timeout_s
 	}
 out:
 	strlist_clear(&pods);
+	strlist_clear(&uids);
 	strlist_clear(&refused);
 	strlist_clear(&left);
 	strbuf_release(&why);

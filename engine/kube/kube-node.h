@@ -10,8 +10,14 @@
  *   uncordon  merge patch {"spec":{"unschedulable":null}}
  * Pods a drain leaves: DaemonSet pods (their controller ignores
  * unschedulable and would start them again), mirror (static) pods, pods that
- * already ended. A pod no controller owns is refused, as kubectl refuses it
- * without --force: evicting it loses it for good.
+ * already ended. Refused, as kubectl drain refuses them (k8s.io/kubectl
+ * pkg/drain/filters.go): a pod no controller owns (without --force: evicting
+ * it loses it for good), a pod of a DaemonSet that no longer exists (an
+ * orphan: nothing would start it again), a pod with emptyDir volumes unless
+ * allow_emptydir (their data is lost: --delete-emptydir-data).
+ * A pod counts as gone when no pod of its name is there or the one there
+ * has another uid: a StatefulSet starts its replacement under the same name
+ * (kubectl's waitForDelete compares uids).
  */
 #ifndef BRINGUP_KUBE_NODE_H
 #define BRINGUP_KUBE_NODE_H
@@ -32,8 +38,8 @@ int kube_node_set_cordon(struct kube_client *kc, const char *node, bool cordon, 
  * The pods a drain would evict ("NAMESPACE/NAME", appended to out) and the
  * ones it refuses (no controller: appended to refused; may be NULL).
  */
-int kube_node_pods(struct kube_client *kc, const char *node, struct strlist *out,
-		   struct strlist *refused, struct err *err);
+int kube_node_pods(struct kube_client *kc, const char *node, bool allow_emptydir,
+		   struct strlist *out, struct strlist *refused, struct err *err);
 
 /*
  * Cordons the node and evicts its pods, waiting at most timeout_s in all
@@ -42,6 +48,7 @@ int kube_node_pods(struct kube_client *kc, const char *node, struct strlist *out
  * still there and why; a pod no controller owns fails before any eviction.
  */
 int kube_node_drain(struct kube_client *kc, const char *node, unsigned timeout_s,
-		    void (*note)(void *arg, const char *what), void *arg, struct err *err);
+		    bool allow_emptydir, void (*note)(void *arg, const char *what), void *arg,
+		    struct err *err);
 
 #endif

@@ -18,6 +18,7 @@
 #include "../base/template.h"
 #include "tmpl-render.h"
 #include "../base/xalloc.h"
+#include "kube-prune.h"
 
 /*
  * Apply order: what others refer to comes first (the SCC before the roles
@@ -25,11 +26,14 @@
  * the DaemonSet that mounts it, the volume before its claim). `each` names
  * the context list the template is rendered once per item of ({{item}}).
  */
+enum { MPI_ANY, MPI_V2, MPI_LEGACY };
+
 static const struct kube_spec {
 	const char *template;
 	const char *each;
 	bool workload;      /* written under jobs/, not applied */
 	bool operator;      /* written under operators/ with KUBE_WITH_OPERATORS */
+	int mpi;            /* MPI_ANY, or only for one MPIJob API (kube_mpi_api) */
 } specs[] = {
 	{ "openshift/scc.yaml", NULL },
 	{ "openshift/namespace.yaml", "namespaces" },
@@ -42,16 +46,33 @@ static const struct kube_spec {
 	{ "openshift/csi-scale-operator.yaml", NULL },
 	{ "openshift/pv.yaml", "volumes" },
 	{ "openshift/pvc.yaml", "volumes" },
+	{ "openshift/applyset-parent.yaml", NULL },
 	{ "openshift/mpijob-nccl.yaml", "nccl_jobs", true },
 	{ "openshift/mpijob-resnet.yaml", "resnet_jobs", true },
 	{ "openshift/mpijob-training.yaml", "training_jobs", true },
-	/* The MPI Operator (Redpaper 3.4.4), in its manifest's order. */
-	{ "openshift/mpi-operator/crd.yaml", NULL, true, true },
-	{ "openshift/mpi-operator/namespace.yaml", NULL, true, true },
-	{ "openshift/mpi-operator/clusterrole.yaml", NULL, true, true },
-	{ "openshift/mpi-operator/serviceaccount.yaml", NULL, true, true },
-	{ "openshift/mpi-operator/clusterrolebinding.yaml", NULL, true, true },
-	{ "openshift/mpi-operator/deployment.yaml", NULL, true, true },
+	/* The MPI Operator v0.8.0 (kubeflow.org/v2beta1), in its manifest's order. */
+	{ "openshift/mpi-operator-v2/01-namespace-mpi-operator.yaml", NULL, true, true, MPI_V2 },
+	{ "openshift/mpi-operator-v2/02-customresourcedefinition-mpijobs.kubeflow.org.yaml", NULL,
+	  true, true, MPI_V2 },
+	{ "openshift/mpi-operator-v2/03-serviceaccount-mpi-operator.yaml", NULL, true, true, MPI_V2 },
+	{ "openshift/mpi-operator-v2/04-clusterrole-kubeflow-mpijobs-admin.yaml", NULL, true, true,
+	  MPI_V2 },
+	{ "openshift/mpi-operator-v2/05-clusterrole-kubeflow-mpijobs-edit.yaml", NULL, true, true,
+	  MPI_V2 },
+	{ "openshift/mpi-operator-v2/06-clusterrole-kubeflow-mpijobs-view.yaml", NULL, true, true,
+	  MPI_V2 },
+	{ "openshift/mpi-operator-v2/07-clusterrole-mpi-operator.yaml", NULL, true, true, MPI_V2 },
+	{ "openshift/mpi-operator-v2/08-clusterrolebinding-mpi-operator.yaml", NULL, true, true,
+	  MPI_V2 },
+	{ "openshift/mpi-operator-v2/09-deployment-mpi-operator.yaml", NULL, true, true, MPI_V2 },
+	/* The legacy v0.2.3 (v1alpha2) of Redpaper 3.4.4, only with
+	 * openshift.mpi_operator.api v1alpha2. */
+	{ "openshift/mpi-operator/crd.yaml", NULL, true, true, MPI_LEGACY },
+	{ "openshift/mpi-operator/namespace.yaml", NULL, true, true, MPI_LEGACY },
+	{ "openshift/mpi-operator/clusterrole.yaml", NULL, true, true, MPI_LEGACY },
+	{ "openshift/mpi-operator/serviceaccount.yaml", NULL, true, true, MPI_LEGACY },
+	{ "openshift/mpi-operator/clusterrolebinding.yaml", NULL, true, true, MPI_LEGACY },
+	{ "openshift/mpi-operator/deployment.yaml", NULL, true, true, MPI_LEGACY },
 };
 
 #define OS_VAR "openshift"
@@ -160,6 +181,20 @@ static int add_rdma(const struct inventory *inv, json_t *os, json_t *ctx, struct
 		"hca_max", json_is_integer(hmax) ? json_integer_value(hmax) : (json_int_t)100,
 		"resources", res));
 	return 0;
+}
+
+const char *kube_mpi_api(const struct inventory *inv, struct err *err)
+{
+	json_t *m = json_object_get(json_object_get(inv->vars, OS_VAR), "mpi_operator");
+	const char *api = str_or(m, "api", "v2beta1");
+
+	if (strcmp(api, "v2beta1") && strcmp(api, "v1alpha2")) {
+		err_set(err, ERR_INVENTORY, "inventory: " OS_VAR ".mpi_operator.api is '%s': v2beta1 "
+			"(MPI Operator v0.4 and later, the default) or v1alpha2 (a legacy v0.2.x "
+			"operator, removed upstream in 2021)", api);
+		return NULL;
+	}
+	return api;
 }
 
 bool kube_layer(const struct inventory *inv)
@@ -361,14 +396,23 @@ static int add_training(json_t *j, json_t *base, size_t nodes, size_t gpus, json
 	return 0;
 }
 
-static void add_mpi_operator(json_t *os, json_t *ctx)
+static int add_mpi_operator(const struct inventory *inv, json_t *os, json_t *ctx,
+			    struct err *err)
 {
 	json_t *m = json_object_get(os, "mpi_operator");
+	const char *api = kube_mpi_api(inv, err);
+
+	if (!api)
+		return ERR_INVENTORY;
+	json_object_set_new(ctx, "mpi", json_pack("{s:s, s:b}", "api_version", api,
+						  "legacy", !strcmp(api, "v1alpha2")));
 
 	json_object_set_new(ctx, "mpi_operator", json_pack("{s:s, s:s}",
-		"image", str_or(m, "image", "mpioperator/mpi-operator:latest"),
+		"image", str_or(m, "image", strcmp(api, "v1alpha2") ? "mpioperator/mpi-operator:0.8.0" :
+				"mpioperator/mpi-operator:latest"),
 		"kubectl_delivery_image", str_or(m, "kubectl_delivery_image",
 						 "mpioperator/kubectl-delivery:latest")));
+	return 0;
 }
 
 /*
@@ -382,7 +426,7 @@ static int add_jobs(const struct inventory *inv, json_t *os, json_t *ctx, struct
 		{ "tcp", 1, 0 }, { "ib", 0, 0 }, { "ib-gdr", 0, 1 },
 	};
 	json_t *j = json_object_get(os, "jobs"), *out = json_array(), *rn = json_array();
-	json_t *uid = json_object_get(j, "run_as_user"), *gid = json_object_get(j, "run_as_group");
+	json_t *gid = json_object_get(j, "run_as_group");
 	json_t *ns = json_array_get(json_object_get(ctx, "namespaces"), 0);
 	json_t *vol = json_array_get(json_object_get(ctx, "volumes"), 0);
 	size_t nodes = 0, gpus = 0;
@@ -392,10 +436,16 @@ static int add_jobs(const struct inventory *inv, json_t *os, json_t *ctx, struct
 	json_object_set_new(ctx, "training_jobs", json_array());
 	if (!j)
 		return 0;
-	if (!json_is_integer(uid) || !json_is_integer(gid) || !vol)
-		return err_set(err, ERR_INVENTORY, "inventory: " OS_VAR ".jobs needs run_as_user and "
-			       "run_as_group (numbers: the owner of the data directory) and a volume in "
-			       OS_VAR ".volumes for the jobs' /workspace");
+	if (json_object_get(j, "run_as_user"))
+		return err_set(err, ERR_INVENTORY, "inventory: " OS_VAR ".jobs.run_as_user: OpenShift "
+			       "runs a pod with a UID from its namespace's range (annotation "
+			       "openshift.io/sa.scc.uid-range) and the SCC (runAsUser MustRunAsRange) "
+			       "refuses any other: remove it, and give the data directory to the group "
+			       OS_VAR ".jobs.run_as_group (the pods' supplementalGroups)");
+	if ((gid && !json_is_integer(gid)) || !vol)
+		return err_set(err, ERR_INVENTORY, "inventory: " OS_VAR ".jobs needs a volume in "
+			       OS_VAR ".volumes for the jobs' /workspace; run_as_group, when given, "
+			       "is a number (the data directory's group)");
 	for (size_t h = 0; h < inv->nhosts; h++)
 		if (inv->hosts[h].roles & (1u << ROLE_GPU_WORKER)) {
 			nodes++;
@@ -405,12 +455,12 @@ static int add_jobs(const struct inventory *inv, json_t *os, json_t *ctx, struct
 	if (!nodes || !gpus)
 		return err_set(err, ERR_INVENTORY, "inventory: " OS_VAR ".jobs: no gpu_worker host "
 			       "says how many GPUs it has (hardware gpus.count)");
-	json_object_set_new(ctx, "jobs", json_pack("{s:s, s:s, s:s, s:O, s:O}",
+	json_object_set_new(ctx, "jobs", json_pack("{s:s, s:s, s:s, s:O}",
 		"image", str_or(j, "image", "nvcr.io/nvidia/tensorflow:20.03-tf2-py3"),
 		"nccl_test", str_or(j, "nccl_test", "/workspace/other/nccl/all_reduce_perf"),
 		"resnet_script", str_or(j, "resnet_script", "/workspace/other/benchmarks/scripts/"
 					"tf_cnn_benchmarks/tf_cnn_benchmarks.py"),
-		"run_as_user", uid, "run_as_group", gid));
+		"run_as_group", gid ? gid : json_false()));
 	size_t shapes[3][2] = { { 1, gpus }, { nodes, gpus }, { nodes * gpus, 1 } };
 
 	for (size_t s = 0; s < 3; s++) {
@@ -445,6 +495,51 @@ static int add_jobs(const struct inventory *inv, json_t *os, json_t *ctx, struct
 	return add_training(j, json_array_get(out, 0), nodes, gpus, ctx, err);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The ApplySet (kube-prune.h): the id every applied object is labelled
+ * with, and the parent's annotations: the kinds pruned and the namespaces
+ * other than its own that members live in (sorted, comma-separated).
+ */
+static void add_applyset(json_t *ctx)
+{
+	json_t *set = json_object(), *nss = json_object_get(ctx, "namespaces"), *v;
+	const char *extra[] = {
+		json_string_value(json_object_get(json_object_get(ctx, "rdma"), "namespace")),
+		json_string_value(json_object_get(json_object_get(ctx, "csi"), "namespace")),
+	};
+	const char **names, *k;
+	struct strbuf sb = STRBUF_INIT;
+	char *id = kube_applyset_id(), *gk = kube_prune_group_kinds();
+	size_t i, n = 0;
+
+	json_array_foreach(nss, i, v)
+		json_object_set_new(set, json_string_value(json_object_get(v, "name")), json_true());
+	for (i = 0; i < 2; i++)
+		if (extra[i])
+			json_object_set_new(set, extra[i], json_true());
+	json_object_del(set, KUBE_APPLYSET_NAMESPACE);
+	names = xmalloc((json_object_size(set) + 1) * sizeof(*names));
+	json_object_foreach(set, k, v)
+		names[n++] = k;
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n; i++)
+		strbuf_addf(&sb, "%s%s", i ? "," : "", names[i]);
+	json_object_set_new(ctx, "applyset", json_string(id));
+	json_object_set_new(ctx, "applyset_parent", json_pack("{s:s, s:s, s:s, s:s}", "name",
+		KUBE_APPLYSET_PARENT, "namespace", KUBE_APPLYSET_NAMESPACE, "group_kinds", gk,
+		"namespaces", sb.buf));
+	strbuf_release(&sb);
+	free(names);
+	free(id);
+	free(gk);
+	json_decref(set);
+}
+
 static json_t *build_context(const struct inventory *inv, const json_t *records, struct err *err)
 {
 	json_t *os = json_object_get(inv->vars, OS_VAR), *ctx;
@@ -463,12 +558,13 @@ static json_t *build_context(const struct inventory *inv, const json_t *records,
 	    (rc = add_scale(os, records, ctx, err)) ||
 	    (rc = add_csi(os, ctx, err)) ||
 	    (rc = add_volumes(os, ctx, err)) ||
-	    (rc = add_jobs(inv, os, ctx, err))) {
+	    (rc = add_jobs(inv, os, ctx, err)) ||
+	    (rc = add_mpi_operator(inv, os, ctx, err))) {
 		json_decref(ctx);
 		return NULL;
 	}
 	add_scale_nodes(inv, ctx);
-	add_mpi_operator(os, ctx);
+	add_applyset(ctx);
 	return ctx;
 }
 
@@ -548,7 +644,11 @@ int kube_objects_build_ex(const struct inventory *inv, const json_t *records, un
 		size_t len;
 		const char *src = template_get(specs[s].template, &len);
 
+		bool legacy = json_is_true(json_object_get(json_object_get(ctx, "mpi"), "legacy"));
+
 		if (specs[s].operator && !(flags & KUBE_WITH_OPERATORS))
+			continue;
+		if ((specs[s].mpi == MPI_V2 && legacy) || (specs[s].mpi == MPI_LEGACY && !legacy))
 			continue;
 		if (!src) {
 			rc = err_set(err, ERR_INTERNAL, "template %s is not built in", specs[s].template);

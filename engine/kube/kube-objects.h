@@ -70,6 +70,13 @@ int kube_objects_write(const struct kube_objects *o, const char *dir, struct err
  */
 json_t *kube_records_load(const char *state_dir, struct err *err);
 
+/*
+ * The MPIJob API the cluster's MPI Operator serves: "v2beta1" (v0.4+, the
+ * default), or "v1alpha2" only when openshift.mpi_operator.api asks for a
+ * legacy (v0.2.x) operator. Another value is ERR_INVENTORY (returns NULL).
+ */
+const char *kube_mpi_api(const struct inventory *inv, struct err *err);
+
 /* Whether the inventory has a Kubernetes layer: the cluster var openshift. */
 bool kube_layer(const struct inventory *inv);
 

@@ -33,8 +33,15 @@ struct kkind {
 	const char *pod_selector; /* URL-encoded label selector, before the job's name */
 	const char *pod_selector_tail;
 };
-static const struct kkind mpijob = { "kubeflow.org/v1alpha2", "MPIJob", "mpijobs",
-				     "mpi_job_name%3D", "%2Cmpi_role_type%3Dlauncher" };
+/* MPI Operator v0.4+ (kubeflow.org/v2beta1): the launcher pod's labels are
+ * training.kubeflow.org/job-name and job-role (github.com/kubeflow/mpi-operator
+ * v0.8.0, pkg/apis/kubeflow/v2beta1/constants.go, defaultLabels()). */
+static const struct kkind mpijob_v2 = { "kubeflow.org/v2beta1", "MPIJob", "mpijobs",
+					"training.kubeflow.org%2Fjob-name%3D",
+					"%2Ctraining.kubeflow.org%2Fjob-role%3Dlauncher" };
+/* The legacy v0.2.x operator (v1alpha2), only when the inventory asks. */
+static const struct kkind mpijob_v1alpha2 = { "kubeflow.org/v1alpha2", "MPIJob", "mpijobs",
+					      "mpi_job_name%3D", "%2Cmpi_role_type%3Dlauncher" };
 
 /* The jobs' collection in namespace ns; caller frees. */
 static char *coll_path(const struct kkind *k, const char *ns)
@@ -102,7 +109,10 @@ static json_t *nccl_command(const struct validate_cfg *cfg, const char *program,
 static int render_job(struct kube_objects *objs, json_t *item, const struct kkind *k,
 		      const char *tname, struct err *err)
 {
-	json_t *ctx = json_pack("{s:O}", "item", item), *obj = NULL;
+	const char *ver = strchr(k->api_version, '/');
+	json_t *ctx = json_pack("{s:O, s:{s:s, s:b}}", "item", item, "mpi", "api_version",
+				ver ? ver + 1 : k->api_version, "legacy",
+				!strcmp(k->api_version, "kubeflow.org/v1alpha2")), *obj = NULL;
 	struct strbuf sb = STRBUF_INIT;
 	size_t len;
 	const char *src = template_get(tname, &len);
@@ -224,13 +234,13 @@ static char *launcher_log(struct kube_client *kc, const struct kkind *k, const c
 
 	*ret_error = NULL;
 	if (kube_request(kc, "GET", path, NULL, NULL, 0, &r, &e)) {
-		*ret_error = xasprintf("listing its %s pod: %s", k == &mpijob ? "launcher" : "job's", err_msg(&e));
+		*ret_error = xasprintf("listing its %s pod: %s", !strcmp(k->kind, "MPIJob") ? "launcher" : "job's", err_msg(&e));
 		goto done;
 	}
 	pod = json_string_value(json_object_get(json_object_get(json_array_get(
 		json_object_get(r.json, "items"), 0), "metadata"), "name"));
 	if (!pod) {
-		*ret_error = xasprintf("no %s pod (HTTP %ld)", k == &mpijob ? "launcher" : "job's", r.status);
+		*ret_error = xasprintf("no %s pod (HTTP %ld)", !strcmp(k->kind, "MPIJob") ? "launcher" : "job's", r.status);
 		goto done;
 	}
 	free(path);
@@ -245,6 +255,30 @@ static char *launcher_log(struct kube_client *kc, const struct kkind *k, const c
 		out = strbuf_detach(&r.body, NULL);
 	}
 done:
+	kube_response_release(&r);
+	err_clear(&e);
+	free(path);
+	return out;
+}
+
+/* The message of the job's Failed condition (caller frees), or NULL: why a
+ * job that never got a pod failed (SCC admission refused it, say). */
+static char *failed_message(struct kube_client *kc, const struct kkind *k, const char *ns,
+			    const char *name)
+{
+	char *coll = coll_path(k, ns), *path = xasprintf("%s/%s", coll, name);
+	struct kube_response r;
+	struct err e = ERR_INIT;
+	char *out = NULL;
+	json_t *c;
+	size_t i;
+
+	free(coll);
+	if (!kube_request(kc, "GET", path, NULL, NULL, 0, &r, &e) && r.status == 200)
+		json_array_foreach(json_object_get(json_object_get(r.json, "status"), "conditions"), i, c)
+			if (!out && !strcmp(json_string_value(json_object_get(c, "type")) ?: "", "Failed") &&
+			    json_string_value(json_object_get(c, "message")))
+				out = xstrdup(json_string_value(json_object_get(c, "message")));
 	kube_response_release(&r);
 	err_clear(&e);
 	free(path);
@@ -306,9 +340,20 @@ static void collect(struct kube_client *kc, const struct kkind *k, const char *n
 					     j->name);
 		else
 			j->log = launcher_log(kc, k, ns, j->name, &j->len, &j->error);
+		if (j->done == 2 && !j->log) {
+			char *why = failed_message(kc, k, ns, j->name);
+
+			if (why) {
+				char *both = xasprintf("%s: %s", j->error ? j->error : "failed", why);
+
+				free(j->error);
+				j->error = both;
+				free(why);
+			}
+		}
 		if (j->done == 2 && !j->error && !j->len)
 			j->error = xasprintf("%s %s/%s failed with an empty %s log", k->kind, ns,
-					     j->name, k == &mpijob ? "launcher" : "pod");
+					     j->name, !strcmp(k->kind, "MPIJob") ? "launcher" : "pod");
 		err_clear(&e);
 	}
 }
@@ -327,6 +372,7 @@ static void kjobs_release(struct kjob *jobs, size_t nj)
 /* What every validation MPIJob of one run shares (cluster var openshift). */
 struct kstage {
 	const char *ns, *sa, *domain, *image;
+	const struct kkind *mpijob;     /* v2beta1, or the legacy v1alpha2 */
 	char run_id[16];
 };
 
@@ -334,6 +380,11 @@ static int kstage_init(struct kstage *ks, const struct inventory *inv, struct er
 {
 	json_t *os = json_object_get(inv->vars, "openshift");
 
+	const char *api = kube_mpi_api(inv, err);
+
+	if (!api)
+		return ERR_INVENTORY;
+	ks->mpijob = !strcmp(api, "v1alpha2") ? &mpijob_v1alpha2 : &mpijob_v2;
 	ks->ns = json_string_value(json_array_get(json_object_get(os, "user_namespaces"), 0));
 	ks->sa = json_string_value(json_object_get(os, "service_account"));
 	ks->domain = json_string_value(json_object_get(os, "node_domain"));
@@ -355,7 +406,7 @@ static int add_job(const struct kstage *ks, struct kube_objects *objs, const str
 		   const char *stage, const char *run, json_t *command, json_t *rdma,
 		   struct err *err)
 {
-	return add_job_kind(ks, objs, j, &mpijob, "openshift/validate-mpijob.yaml", stage, run,
+	return add_job_kind(ks, objs, j, ks->mpijob, "openshift/validate-mpijob.yaml", stage, run,
 			    json_pack("{s:o}", "command", command), rdma, err);
 }
 
@@ -459,7 +510,7 @@ static int nccl_stage(struct kube_client *kc, const struct inventory *inv,
 		if (rc)
 			goto out;
 	}
-	if ((rc = start_and_collect(kc, &mpijob, &objs, ns, jobs, nj, o->cfg->nccl.timeout_s, "nccl", err)))
+	if ((rc = start_and_collect(kc, ks.mpijob, &objs, ns, jobs, nj, o->cfg->nccl.timeout_s, "nccl", err)))
 		goto out;
 	for (size_t i = 0; i < nj; i++) {
 		struct kjob *j = &jobs[i];
@@ -518,7 +569,7 @@ static int nccl_stage(struct kube_client *kc, const struct inventory *inv,
 	stage = findings = results = NULL;
 out:
 	if (ns)
-		delete_jobs(kc, &mpijob, ns, ks.run_id, jobs, nj);
+		delete_jobs(kc, ks.mpijob, ns, ks.run_id, jobs, nj);
 	kjobs_release(jobs, nj);
 	kube_objects_release(&objs);
 	json_decref(stage);
@@ -586,7 +637,7 @@ static int resnet_stage(struct kube_client *kc, const struct inventory *inv,
 				     "tf_cnn_benchmarks/tf_cnn_benchmarks.py", g), none, err);
 		}
 	}
-	if (rc || (rc = start_and_collect(kc, &mpijob, &objs, ks.ns, jobs, nj, o->cfg->resnet.timeout_s,
+	if (rc || (rc = start_and_collect(kc, ks.mpijob, &objs, ks.ns, jobs, nj, o->cfg->resnet.timeout_s,
 					  "resnet", err)))
 		goto out;
 	/* Each node's steps (consecutive in jobs) judged as over SSH. */
@@ -637,7 +688,7 @@ static int resnet_stage(struct kube_client *kc, const struct inventory *inv,
 	stage = findings = results = NULL;
 out:
 	if (ks.ns)
-		delete_jobs(kc, &mpijob, ks.ns, ks.run_id, jobs, nj);
+		delete_jobs(kc, ks.mpijob, ks.ns, ks.run_id, jobs, nj);
 	kjobs_release(jobs, nj);
 	kube_objects_release(&objs);
 	json_decref(none);

@@ -101,5 +101,20 @@ kube_state() {
 	STATE="$TEST_DIR/state"
 }
 
+# kube_scc_seed OUT: bringup's own SCC, service account, Role and
+# RoleBinding for namespace adas (the PoC inventory rendered), as one
+# --seed file: what an earlier `bringup apply` leaves, so that the
+# stand-in's SCC admission lets the MPI pods of namespace adas add IPC_LOCK.
+kube_scc_seed() {
+	kube_state
+	"$BRINGUP" render -i "$root/inventory/redbook-poc.yaml" -o "$TEST_DIR/scc-render" \
+		--state-dir "$STATE" >/dev/null || fail "render for the SCC seed"
+	for f in 01-securitycontextconstraints-scc-for-mpi 03-serviceaccount-mpi 04-role-mpi \
+		05-rolebinding-mpi; do
+		echo ---
+		cat "$TEST_DIR/scc-render/$f.yaml"
+	done >"$1"
+}
+
 kube_cleanup() { kube_down; cleanup; }
 trap kube_cleanup EXIT INT TERM

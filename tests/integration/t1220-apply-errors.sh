@@ -49,12 +49,12 @@ want 'PersistentVolumeClaim adas-data-pvc is invalid (422): PersistentVolumeClai
 kube_down
 
 # A CRD Established 3 s after start is waited for, then applied; then the
-# device plugin's pods (ready 2 s after the DaemonSet) and the nodes' resources.
-kube_up --crd-delay 3 --ready-delay 2
+# device plugin's pods (ready 6 s after the DaemonSet) and the nodes' resources.
+kube_up --crd-delay 3 --ready-delay 6
 run_apply >"$TEST_DIR/delay.out" 2>&1 || fail "late CRD: $(cat "$TEST_DIR/delay.out")"
 want "created      CSIScaleOperator ibm-spectrum-scale-csi-driver/ibm-spectrum-scale-csi" "$TEST_DIR/delay.out"
 want "waiting: DaemonSet kube-system/rdma-shared-dp-ds has no pod scheduled yet" "$TEST_DIR/delay.out"
-want "apply: 12 objects, 12 changed" "$TEST_DIR/delay.out"
+want "apply: 13 objects, 13 changed" "$TEST_DIR/delay.out"
 
 # 401: another token.
 printf 'not-the-token\n' >"$KDIR/other-token"
@@ -73,7 +73,20 @@ want "sets insecure-skip-tls-verify: bringup always verifies the API server" "$T
 # The CA inline (certificate-authority-data) works as the file does.
 kube_config "$KDIR/kc-data" "certificate-authority-data: $(base64 -w0 "$KDIR/test-ca.pem")" "tokenFile: token"
 run_apply --kubeconfig "$KDIR/kc-data" >"$TEST_DIR/data.out" 2>&1 || fail "CA data: $(cat "$TEST_DIR/data.out")"
-want "apply: 12 objects, 0 changed" "$TEST_DIR/data.out"
+want "apply: 13 objects, 0 changed" "$TEST_DIR/data.out"
+kube_down
+
+# A device plugin whose resources register at 0 first (no device found
+# yet): apply waits until they are more than 0, and says so; one that stays
+# at 0 is a timeout naming the node and the resource (issue 25).
+kube_up --rdma-zero-delay 3
+run_apply >"$TEST_DIR/zero.out" 2>&1 || fail "rdma at 0, then up: $(cat "$TEST_DIR/zero.out")"
+want "waiting: node dgx01.ocp4.scale.ibm.com offers no rdma/shared_ib0 (allocatable 0)" "$TEST_DIR/zero.out"
+kube_down
+kube_up --rdma-zero-delay 600
+run_apply --ready-timeout 2 >"$TEST_DIR/zero2.out" 2>&1; [ $? -eq 1 ] || fail "exit status: $(cat "$TEST_DIR/zero2.out")"
+want "bringup: not ready after 2 s: node dgx01.ocp4.scale.ibm.com offers no rdma/shared_ib0 (allocatable 0)" \
+	"$TEST_DIR/zero2.out"
 kube_down
 
 # Pods that never get ready: a timeout saying what is missing.

@@ -37,7 +37,7 @@ sim_ssh 127.0.1.1 'umask 077; cat > ~/.kube/token' <"$KDIR/token" || fail "token
 run() { "$BRINGUP" apply -i "$TEST_DIR/inv.yaml" --via bastion --state-dir "$STATE" "$@"; }
 
 run >"$TEST_DIR/a1.out" 2>&1 || fail "apply via bastion: $(cat "$TEST_DIR/a1.out")"
-[ "$(grep -c ' serverside-applied$' "$TEST_DIR/a1.out")" -eq 12 ] || fail "$(cat "$TEST_DIR/a1.out")"
+[ "$(grep -c ' serverside-applied$' "$TEST_DIR/a1.out")" -eq 13 ] || fail "$(cat "$TEST_DIR/a1.out")"
 grep -qx "securitycontextconstraints.security.openshift.io/scc-for-mpi serverside-applied" \
 	"$TEST_DIR/a1.out" || fail "$(cat "$TEST_DIR/a1.out")"
 grep -qx "rolebinding.rbac.authorization.k8s.io/mpi serverside-applied" "$TEST_DIR/a1.out" ||
@@ -53,7 +53,7 @@ python3 - "$API_LOG" <<'PY' || fail "request shapes"
 import json, sys
 p = [json.loads(l) for l in open(sys.argv[1])]
 p = [r for r in p if r["method"] == "PATCH"]
-assert len(p) == 36, len(p)
+assert len(p) == 39, len(p)  # 13 objects (with the ApplySet parent) x 3 runs
 assert all(r["query"]["fieldManager"] == ["bringup"] and r["query"]["force"] == ["false"]
            and r["content_type"] == "application/apply-patch+yaml" for r in p)
 PY

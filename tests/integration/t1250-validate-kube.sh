@@ -18,14 +18,18 @@ sim_up -n 2 --state ready
 sed -i 's/^  vars:$/  vars:\n    openshift: { user_namespaces: [adas] }/' "$INV"
 # Someone else's MPIJob in the namespace: bringup must leave it alone.
 cat >"$TEST_DIR/other.yaml" <<'YAML'
-apiVersion: kubeflow.org/v1alpha2
+apiVersion: kubeflow.org/v2beta1
 kind: MPIJob
 metadata: { name: users-job, namespace: adas }
 spec: { mpiReplicaSpecs: { Launcher: { replicas: 1, template: { spec: { containers: [ { name: l, image: x, command: [ "true" ] } ] } } } } }
 YAML
 mkdir "$TEST_DIR/applied"
+# The SCC and RBAC that `bringup apply` gives namespace adas: without them the
+# stand-in's SCC admission refuses the workers' IPC_LOCK (restricted-v2).
+kube_scc_seed "$TEST_DIR/scc.yaml"
 kube_up --nodes dgx01,dgx02 --namespaces default,adas --sim-dir "$BRINGUP_SIM_DIR" \
-	--seed "$TEST_DIR/other.yaml" --mpi-delay 1 --applied-dir "$TEST_DIR/applied"
+	--seed "$TEST_DIR/scc.yaml" --seed "$TEST_DIR/other.yaml" --mpi-delay 1 \
+	--applied-dir "$TEST_DIR/applied"
 
 # run WANT NAME: validate --via kubernetes must exit WANT; output in NAME.json, .out
 run() {
@@ -64,6 +68,8 @@ watches = [r for r in reqs if r["method"] == "GET" and r["query"].get("watch") =
 assert watches, [(r["method"], r["path"], r["query"]) for r in reqs]
 assert any(r["path"].endswith("/log") for r in reqs), "no pod log read"
 deletes = [r["path"] for r in reqs if r["method"] == "DELETE"]
+# only its own jobs: never the SCC, RBAC or anything else `apply` made
+assert all("/jobs/bringup-" in p or "/mpijobs/bringup-" in p for p in deletes), deletes
 assert len(deletes) == 14, deletes
 assert sorted(p.split("/bringup-")[1].split("-")[0] for p in deletes) == ["health"] * 2 + ["nccl"] * 4 + ["resnet"] * 8, deletes
 assert all("/apis/batch/v1/namespaces/adas/jobs/bringup-health-" in p for p in deletes if "-health-" in p), deletes
@@ -74,7 +80,9 @@ PY
 
 # The MPIJobs bringup sent: valid against their schema (the v1alpha2 CRD,
 # pod templates as Kubernetes PodTemplateSpec), no capability but IPC_LOCK.
-rm -f "$TEST_DIR/applied/mpijob-users-job.yaml"
+rm -f "$TEST_DIR/applied/mpijob-users-job.yaml" "$TEST_DIR/applied/securitycontextconstraints-scc-for-mpi.yaml" \
+	"$TEST_DIR/applied/serviceaccount-mpi.yaml" "$TEST_DIR/applied/role-mpi.yaml" \
+	"$TEST_DIR/applied/rolebinding-mpi.yaml"
 [ "$(ls "$TEST_DIR/applied" | wc -l)" -eq 14 ] || fail "applied: $(ls "$TEST_DIR/applied")"
 python3 "$root/tests/tools/kube-check.py" schema "$TEST_DIR/applied" "$root/tests/fixtures/openshift/schema" ||
 	fail "a validation MPIJob fails its schema"
@@ -106,7 +114,7 @@ PY
 run 1 nocrd
 grep -q "CustomResourceDefinition mpijobs.kubeflow.org is missing: install the MPI Operator" \
 	"$TEST_DIR/nocrd.out" || fail "no actionable message: $(cat "$TEST_DIR/nocrd.out")"
-grep -q "with-operators" "$TEST_DIR/nocrd.out" || fail "$(cat "$TEST_DIR/nocrd.out")"
+grep -q "mpi-operator v0.8.0, deploy/v2beta1" "$TEST_DIR/nocrd.out" || fail "$(cat "$TEST_DIR/nocrd.out")"
 
 # A stage that needs SSH is refused, not silently skipped.
 expect_status 2 "$BRINGUP" validate -i "$INV" --via kubernetes --kubeconfig "$KCFG" --stage rdma \

@@ -34,10 +34,13 @@ Also for `validate --via kubernetes` (t1250-):
   - the status subresource: PATCH .../NAME/status (merge patch) changes
     only .status; an apply to the object itself leaves .status alone
   - pod logs: GET .../pods/NAME/log (text/plain)
-  - a small MPI Operator (v1alpha2): an MPIJob created gets its worker pods
-    NAME-worker-i (nodeName from the worker's nodeSelector
-    kubernetes.io/hostname) and launcher pod NAME-launcher, labelled
-    mpi_job_name/mpi_role_type as the v0.2.3 controller does; the launcher
+  - a small MPI Operator serving kubeflow.org/v2beta1 (v0.8.0; --mpi-api
+    v1alpha2 for the legacy v0.2.3 instead: one version is served, the
+    other is not, as a real server with that operator's CRD): an MPIJob
+    created gets its worker pods NAME-worker-i (nodeName from the worker's
+    nodeSelector kubernetes.io/hostname) and launcher pod NAME-launcher-x,
+    labelled training.kubeflow.org/job-name and job-role as v0.8.0's
+    defaultLabels() does (mpi_job_name/mpi_role_type as v0.2.3's); the launcher
     runs its mpirun command's program (python SCRIPT: the script) as the
     simulated cluster's stand-in (--sim-dir D: D/bin/PROGRAM with BRINGUP_SIM_NODE=D/nodes/NODE, the -x
     VAR=VALUE settings in its environment), so results follow the nodes'
@@ -52,7 +55,52 @@ spec.nodeName=X, PodDisruptionBudgets (policy/v1, minAvailable) and the
 pods/eviction subresource (429 TooManyRequests when a budget forbids it,
 with the real server's wording; an evicted pod ends after --evict-delay
 seconds and, when a ReplicaSet controls it, starts again on a schedulable
-node). Pods and budgets come from --seed files.
+node under a new name; a StatefulSet's under the same name with a new uid).
+Pods and budgets come from --seed files.
+OpenShift's security context constraints (t1270), as "Managing security
+context constraints" (docs.openshift.com/container-platform/4.14/
+authentication/managing-security-context-constraints.html) describes them:
+  - a Namespace gets the annotations openshift.io/sa.scc.uid-range
+    (1000650000/10000, the next block for each new one) and
+    openshift.io/sa.scc.supplemental-groups, as the cluster policy
+    controller sets them;
+  - the built-in SCC restricted-v2 (openshift/cluster-kube-apiserver-
+    operator, bindata/bootkube/scc-manifests/..._scc-restricted-v2.yaml),
+    usable by system:authenticated through the ClusterRole
+    system:openshift:scc:restricted-v2, plus the SCCs applied;
+  - an SCC is usable by a pod's service account when its users or groups
+    name it (groups: system:serviceaccounts, system:serviceaccounts:NS,
+    system:authenticated) or RBAC grants `use` on it (a RoleBinding in the
+    pod's namespace to a Role with that rule);
+  - admission: the pod is admitted by the first usable SCC (restricted-v2
+    first, then by name) that allows every container: capabilities added
+    only from allowedCapabilities, no privileged container unless allowed,
+    no allowPrivilegeEscalation: true unless allowed, a seccomp profile in
+    seccompProfiles, volume types in volumes, and with MustRunAsRange a
+    runAsUser (pod or container) within the namespace's range; refused
+    with the server's wording "unable to validate against any security
+    context constraint: [provider ...]". Pods the MPI Operator and the Job
+    controller create go through it: a refused MPIJob or Job fails with
+    that message (a real controller retries and records an event);
+  - POST /apis/authorization.k8s.io/v1/subjectaccessreviews (RBAC only, as
+    the real one) and POST /apis/security.openshift.io/v1/namespaces/NS/
+    podsecuritypolicysubjectreviews (`oc policy scc-subject-review`:
+    status.allowedBy names the SCC that admits spec.template for
+    spec.user, or the template's service account).
+Field validation of custom resources with a structural schema (MPIJob
+v2beta1: tests/fixtures/openshift/schema/mpijob-kubeflow-v2beta1.json), as
+kubernetes.io/docs/reference/using-api/api-concepts/#field-validation says:
+a field the schema does not know is refused with
+?fieldValidation=Strict (422, 'strict decoding error: unknown field
+"spec.x"'), pruned with a Warning header ('unknown field "spec.x"') under
+Warn (the default) and pruned silently under Ignore.
+Transient failures on demand (t1520): --fault-file F, read at every
+request, holds lines "CODE COUNT PATH-SUBSTRING [RETRY-AFTER]"; the next
+COUNT requests whose path holds the substring are answered CODE (429
+TooManyRequests, 503 ServiceUnavailable "etcdserver: leader changed", as
+a real server answers during an etcd leader election or under API Priority
+and Fairness) with that Retry-After header when given; the request log
+marks them "injected".
 Every request is logged as one JSON line to --log (method, path, query,
 content type, whether a bearer token came; never the token).
 Prints "ready PORT" once listening.
@@ -87,7 +135,26 @@ BUILTIN = [
     ("rbac.authorization.k8s.io", "v1", "roles", "Role", True),
     ("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", True),
     ("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", False),
+    ("authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview", False),
+    ("security.openshift.io", "v1", "podsecuritypolicysubjectreviews",
+     "PodSecurityPolicySubjectReview", True),
 ]
+
+# OpenShift 4.14's restricted-v2 (source in the docstring), granted to
+# system:authenticated by a ClusterRoleBinding.
+RESTRICTED_V2 = {
+    "apiVersion": "security.openshift.io/v1", "kind": "SecurityContextConstraints",
+    "metadata": {"name": "restricted-v2"},
+    "allowHostDirVolumePlugin": False, "allowHostIPC": False, "allowHostNetwork": False,
+    "allowHostPID": False, "allowHostPorts": False, "allowPrivilegeEscalation": False,
+    "allowPrivilegedContainer": False, "allowedCapabilities": ["NET_BIND_SERVICE"],
+    "defaultAddCapabilities": None, "fsGroup": {"type": "MustRunAs"}, "groups": [],
+    "priority": None, "readOnlyRootFilesystem": False, "requiredDropCapabilities": ["ALL"],
+    "runAsUser": {"type": "MustRunAsRange"}, "seLinuxContext": {"type": "MustRunAs"},
+    "seccompProfiles": ["runtime/default"], "supplementalGroups": {"type": "RunAsAny"},
+    "users": [], "volumes": ["configMap", "downwardAPI", "emptyDir", "persistentVolumeClaim",
+                             "projected", "secret"]}
+UID_BLOCK = [1000650000]
 CRDS = [
     ("security.openshift.io", "v1", "securitycontextconstraints", "SecurityContextConstraints", False),
     ("csi.ibm.com", "v1", "csiscaleoperators", "CSIScaleOperator", True),
@@ -220,6 +287,8 @@ def apply(key, res, body, manager, force, dry):
                 if p in mine:
                     del owners[other][p]
     owners[manager] = mine
+    if res[3] == "Namespace" and live is None:
+        uid_range(new)
     changed = live is None or content(new) != content(live) or \
         managed.get(key, {}).get(manager) != mine
     meta = new.setdefault("metadata", {})
@@ -257,10 +326,19 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
 
+    warnings = []
+    extra_headers = []
+
     def send(self, code, obj):
         text = isinstance(obj, bytes)
         data = obj if text else json.dumps(obj).encode()
         self.send_response(code)
+        for k, v in self.extra_headers:
+            self.send_header(k, v)
+        self.extra_headers = []
+        for w in self.warnings:
+            self.send_header("Warning", '299 - "%s"' % w.replace('"', '\\"'))
+        self.warnings = []
         self.send_header("Content-Type", "text/plain" if text else "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
@@ -274,10 +352,20 @@ class Handler(BaseHTTPRequestHandler):
         if n:
             body = self.rfile.read(n)
         auth = self.headers.get("Authorization") or ""
+        fault = take_fault(u.path)
         with open(args.log, "a") as f:
             f.write(json.dumps({"method": method, "path": u.path, "query": q,
                                 "content_type": self.headers.get("Content-Type"),
-                                "bearer": auth.startswith("Bearer ")}) + "\n")
+                                "bearer": auth.startswith("Bearer "),
+                                "injected": fault[0] if fault else None}) + "\n")
+        if fault:
+            code, retry_after = fault
+            reason, msg = {429: ("TooManyRequests", "Too many requests, please try again later."),
+                           503: ("ServiceUnavailable", "etcdserver: leader changed")}.get(
+                               code, ("InternalError", "injected by the test"))
+            if retry_after is not None:
+                self.extra_headers = [("Retry-After", str(retry_after))]
+            return self.send(*status(code, reason, msg))
         if auth != "Bearer " + args.token:
             return self.send(*status(401, "Unauthorized", "Unauthorized"))
         if method == "GET" and (q.get("watch") or [""])[0] in ("1", "true"):
@@ -365,7 +453,8 @@ class Handler(BaseHTTPRequestHandler):
         name = rest[1] if len(rest) > 1 else None
         sub = rest[2] if len(rest) > 2 else None
         gr = "%s.%s" % (res[2], group) if group else res[2]
-        verb = {"GET": "get" if name else "list", "PATCH": "patch"}.get(method, method.lower())
+        verb = {"GET": "get" if name else "list", "PATCH": "patch", "POST": "create"}.get(
+            method, method.lower())
         if "%s:%s" % (verb, gr) in args.forbid:
             where = ' in the namespace "%s"' % ns if ns else " at the cluster scope"
             return status(403, "Forbidden", '%s "%s" is forbidden: User "bringup-test" cannot %s '
@@ -386,6 +475,10 @@ class Handler(BaseHTTPRequestHandler):
             return 200, store[key]
         if sub == "eviction" and method == "POST" and res[3] == "Pod":
             return evict(key)
+        if method == "POST" and not name and res[3] == "SubjectAccessReview":
+            return subject_access_review(json.loads(body or b"{}"))
+        if method == "POST" and not name and res[3] == "PodSecurityPolicySubjectReview":
+            return scc_subject_review(ns, json.loads(body or b"{}"))
         if sub:
             return status(404, "NotFound", "the server could not find the requested resource")
         if method == "DELETE" and name:
@@ -438,6 +531,11 @@ class Handler(BaseHTTPRequestHandler):
                 or (res[4] and meta.get("namespace", ns) != ns):
             return status(400, "BadRequest", "the name, kind or namespace of the object "
                           "does not match the request")
+        refused, warnings = field_validation(group, version, res[3], obj,
+                                             (q.get("fieldValidation") or ["Warn"])[0])
+        if refused:
+            return refused
+        self.warnings = warnings
         if obj.get("kind") in args.invalid:
             return status(422, "Invalid", '%s "%s" is invalid: spec: Invalid value: '
                           '"object": rejected by the stand-in on request' % (res[3], name),
@@ -482,6 +580,173 @@ def selected(o, q):
         if labels.get(k) != v:
             return False
     return True
+
+
+fault_lock = threading.Lock()
+
+
+def take_fault(path):
+    """(code, retry_after or None) of the --fault-file entry this request uses up."""
+    if not args.fault_file or not os.path.exists(args.fault_file):
+        return None
+    with fault_lock:
+        lines = [l.split() for l in open(args.fault_file) if l.strip()]
+        for e in lines:
+            if int(e[1]) > 0 and e[2] in path:
+                e[1] = str(int(e[1]) - 1)
+                with open(args.fault_file, "w") as f:
+                    f.write("".join(" ".join(x) + "\n" for x in lines))
+                return int(e[0]), (int(e[3]) if len(e) > 3 else None)
+    return None
+
+
+def uid_range(ns_obj):
+    """What OpenShift's cluster policy controller gives a new namespace."""
+    ann = ns_obj.setdefault("metadata", {}).setdefault("annotations", {})
+    if "openshift.io/sa.scc.uid-range" not in ann:
+        ann["openshift.io/sa.scc.uid-range"] = "%d/10000" % UID_BLOCK[0]
+        ann["openshift.io/sa.scc.supplemental-groups"] = "%d/10000" % UID_BLOCK[0]
+        UID_BLOCK[0] += 10000
+
+
+def rule_allows(rule, verb, group, resource, name):
+    def has(lst, v):
+        return "*" in (lst or []) or v in (lst or [])
+    return (has(rule.get("verbs"), verb) and has(rule.get("apiGroups"), group)
+            and has(rule.get("resources"), resource)
+            and (not rule.get("resourceNames") or name in rule["resourceNames"]))
+
+
+def rbac_allows(user, groups, ns, verb, group, resource, name):
+    """RBAC (lock held): RoleBindings in ns to Roles there; and the built-in
+    grant of restricted-v2 to system:authenticated."""
+    if (group, resource, verb, name) == ("security.openshift.io", "securitycontextconstraints",
+                                         "use", "restricted-v2") and \
+            "system:authenticated" in groups:
+        return True
+    for k, rb in store.items():
+        if k[1] != "rolebindings" or k[2] != ns:
+            continue
+        subj = False
+        for sj in rb.get("subjects") or []:
+            if sj.get("kind") == "ServiceAccount" and user == "system:serviceaccount:%s:%s" % (
+                    sj.get("namespace") or ns, sj.get("name")):
+                subj = True
+            if sj.get("kind") == "User" and sj.get("name") == user:
+                subj = True
+            if sj.get("kind") == "Group" and sj.get("name") in groups:
+                subj = True
+        ref = rb.get("roleRef") or {}
+        if not subj or ref.get("kind") != "Role":
+            continue
+        role = store.get(("rbac.authorization.k8s.io", "roles", ns, ref.get("name")))
+        if role and any(rule_allows(r, verb, group, resource, name) for r in role.get("rules") or []):
+            return True
+    return False
+
+
+def sa_groups(ns):
+    return ["system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"]
+
+
+def subject_access_review(body):
+    spec = body.get("spec") or {}
+    ra = spec.get("resourceAttributes") or {}
+    user = spec.get("user") or ""
+    groups = spec.get("groups") or (sa_groups(user.split(":")[2])
+                                    if user.startswith("system:serviceaccount:") else [])
+    ok = rbac_allows(user, groups, ra.get("namespace"), ra.get("verb"), ra.get("group", ""),
+                     ra.get("resource"), ra.get("name"))
+    return 201, {"kind": "SubjectAccessReview", "apiVersion": "authorization.k8s.io/v1",
+                 "spec": spec, "status": {"allowed": ok, "reason": "RBAC: allowed by RoleBinding"
+                                          if ok else ""}}
+
+
+def all_sccs():
+    stored = sorted((o for k, o in store.items() if k[1] == "securitycontextconstraints"),
+                    key=lambda o: o["metadata"]["name"])
+    return [RESTRICTED_V2] + stored
+
+
+def scc_usable(scc, user, groups, ns):
+    return (user in (scc.get("users") or []) or set(groups) & set(scc.get("groups") or [])
+            or rbac_allows(user, groups, ns, "use", "security.openshift.io",
+                           "securitycontextconstraints", scc["metadata"]["name"]))
+
+
+def scc_problems(scc, spec, ns):
+    """Why scc does not admit pod spec `spec` in namespace ns ([] when it does)."""
+    out = []
+    psc = spec.get("securityContext") or {}
+    lo = hi = None
+    ann = ((store.get(("", "namespaces", None, ns)) or {}).get("metadata") or {}).get("annotations") or {}
+    rng = ann.get("openshift.io/sa.scc.uid-range")
+    if rng:
+        base, _, size = rng.partition("/")
+        lo, hi = int(base), int(base) + int(size or 1) - 1
+    seccomp = {"RuntimeDefault": "runtime/default", "Unconfined": "unconfined"}
+    for i, c in enumerate(spec.get("containers") or []):
+        sc = c.get("securityContext") or {}
+        where = "spec.containers[%d].securityContext" % i
+        allowed = set(scc.get("allowedCapabilities") or []) | set(scc.get("defaultAddCapabilities") or [])
+        for cap in (sc.get("capabilities") or {}).get("add") or []:
+            if cap not in allowed and "*" not in allowed:
+                out.append('%s.capabilities.add: Invalid value: "%s": capability may not be '
+                           'added' % (where, cap))
+        if sc.get("privileged") and not scc.get("allowPrivilegedContainer"):
+            out.append("%s.privileged: Invalid value: true: Privileged containers are not "
+                       "allowed" % where)
+        if sc.get("allowPrivilegeEscalation") and not scc.get("allowPrivilegeEscalation", True):
+            out.append("%s.allowPrivilegeEscalation: Invalid value: true: Allowing privilege "
+                       "escalation for containers is not allowed" % where)
+        uid = sc.get("runAsUser", psc.get("runAsUser"))
+        if (scc.get("runAsUser") or {}).get("type") == "MustRunAsRange" and uid is not None:
+            if lo is None:
+                out.append("unable to find annotation openshift.io/sa.scc.uid-range")
+            elif not lo <= int(uid) <= hi:
+                out.append("%s.runAsUser: Invalid value: %s: must be in the ranges: [%d, %d]"
+                           % (where, uid, lo, hi))
+        prof = (sc.get("seccompProfile") or psc.get("seccompProfile") or {}).get("type")
+        if prof and scc.get("seccompProfiles") is not None and \
+                seccomp.get(prof, prof) not in scc["seccompProfiles"] and "*" not in scc["seccompProfiles"]:
+            out.append("%s.seccompProfile.type: Forbidden: %s is not an allowed seccomp "
+                       "profile" % (where, prof))
+    for v in spec.get("volumes") or []:
+        kinds = [k for k in v if k != "name"]
+        for k in kinds:
+            if k not in (scc.get("volumes") or []) and "*" not in (scc.get("volumes") or []):
+                out.append('spec.volumes[%s]: Invalid value: "%s": %s volumes are not allowed '
+                           'to be used' % (v.get("name"), k, k))
+    return out
+
+
+def scc_admit(ns, spec, user=None):
+    """(SCC name or None, the refusal message) for a pod spec in ns (lock held)."""
+    sa = spec.get("serviceAccountName") or spec.get("serviceAccount") or "default"
+    user = user or "system:serviceaccount:%s:%s" % (ns, sa)
+    groups = sa_groups(ns)
+    reasons = []
+    for scc in all_sccs():
+        name = scc["metadata"]["name"]
+        if not scc_usable(scc, user, groups, ns):
+            reasons.append('provider "%s": Forbidden: not usable by user or serviceaccount' % name)
+            continue
+        probs = scc_problems(scc, spec, ns)
+        if not probs:
+            return name, ""
+        reasons += ['provider "%s": %s' % (name, p) for p in probs]
+    return None, "unable to validate against any security context constraint: [%s]" % \
+        ", ".join(reasons)
+
+
+def scc_subject_review(ns, body):
+    spec = body.get("spec") or {}
+    tmpl = spec.get("template") or {}
+    name, why = scc_admit(ns, tmpl.get("spec") or {}, spec.get("user") or None)
+    st = {"allowedBy": {"kind": "SecurityContextConstraints", "name": name}} if name else \
+        {"reason": why}
+    return 201, {"kind": "PodSecurityPolicySubjectReview", "apiVersion": "security.openshift.io/v1",
+                 "spec": spec, "status": st}
 
 
 def merge_patch(target, patch):
@@ -539,17 +804,24 @@ def evicted(key):
             return
         gone = delete(key)
         owner = next((o for o in gone["metadata"].get("ownerReferences") or []
-                      if o.get("controller") and o.get("kind") == "ReplicaSet"), None)
+                      if o.get("controller") and o.get("kind") in ("ReplicaSet", "StatefulSet")),
+                     None)
         nodes = sorted(k[3] for k, o in store.items() if k[1] == "nodes" and
                        not (o.get("spec") or {}).get("unschedulable"))
         old = (gone.get("spec") or {}).get("nodeName")
         node = next((n for n in nodes if n != old), None)
         if not owner or not node:
             return
-        name = "%s-%s" % (owner["name"], format(rv[0], "x")[-5:])
+        # A StatefulSet's replacement keeps the pod's name (its identity)
+        # with a new uid (kubernetes.io/docs/concepts/workloads/controllers/
+        # statefulset/#pod-identity); a ReplicaSet's gets a new name.
+        if owner["kind"] == "StatefulSet":
+            name = key[3]
+        else:
+            name = "%s-%s" % (owner["name"], format(rv[0], "x")[-5:])
         new = {"apiVersion": "v1", "kind": "Pod", "metadata": {
             "name": name, "namespace": key[2], "labels": gone["metadata"].get("labels") or {},
-            "uid": "uid-pod-" + name, "ownerReferences": [owner]},
+            "uid": "uid-pod-%s-%d" % (name, rv[0]), "ownerReferences": [owner]},
             "spec": {"nodeName": node}, "status": {"phase": "Pending"}}
         store[("", "pods", key[2], name)] = new
         bump(("", "pods", key[2], name))
@@ -577,7 +849,7 @@ def delete(key):
     gone["metadata"]["resourceVersion"] = str(rv[0])
     deleted.append((key, gone))
     if key[1] in ("mpijobs", "jobs"):
-        label = "mpi_job_name" if key[1] == "mpijobs" else "job-name"
+        label = MPI_LABELS[args.mpi_api][0] if key[1] == "mpijobs" else "job-name"
         for k in [k for k, o in store.items() if k[1] == "pods" and k[2] == key[2] and
                   (o["metadata"].get("labels") or {}).get(label) == key[3]]:
             delete(k)
@@ -630,8 +902,81 @@ def launcher_run(cmd, node):
     return p.returncode, p.stdout
 
 
+MPI_LABELS = {"v2beta1": ("training.kubeflow.org/job-name", "training.kubeflow.org/job-role"),
+              "v1alpha2": ("mpi_job_name", "mpi_role_type")}
+
+
+def mpi_labels(name, role):
+    n, r = MPI_LABELS[args.mpi_api]
+    out = {n: name, r: role}
+    if args.mpi_api == "v2beta1":
+        out["training.kubeflow.org/operator-name"] = "mpi-operator"
+    return out
+
+
+SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures",
+                          "openshift", "schema")
+STRUCTURAL = {("kubeflow.org", "v2beta1", "MPIJob"): "mpijob-kubeflow-v2beta1.json"}
+_schemas = {}
+
+
+def unknown_fields(node, schema, path=""):
+    """Paths of fields the (inline, CRD-style) schema does not list."""
+    out = []
+    if isinstance(schema, dict) and schema.get("x-kubernetes-preserve-unknown-fields"):
+        return out
+    if isinstance(node, dict) and isinstance(schema, dict):
+        props = schema.get("properties")
+        for k, v in node.items():
+            p = "%s.%s" % (path, k) if path else k
+            if props is not None and k not in props:
+                if schema.get("additionalProperties") is False or \
+                        schema.get("additionalProperties") is None and props:
+                    out.append(p)
+                elif isinstance(schema.get("additionalProperties"), dict):
+                    out += unknown_fields(v, schema["additionalProperties"], p)
+            elif props is not None:
+                out += unknown_fields(v, props[k], p)
+    elif isinstance(node, list) and isinstance(schema, dict) and "items" in schema:
+        for i, v in enumerate(node):
+            out += unknown_fields(v, schema["items"], "%s[%d]" % (path, i))
+    return out
+
+
+def prune_fields(obj, paths):
+    for p in paths:
+        parts = p.replace("]", "").replace("[", ".").split(".")
+        node = obj
+        for k in parts[:-1]:
+            node = node[int(k)] if isinstance(node, list) else node.get(k)
+        if isinstance(node, dict):
+            node.pop(parts[-1], None)
+
+
+def field_validation(group, version, kind, obj, mode):
+    """(status, None) for Strict with unknown fields, else (None, warnings)."""
+    name = STRUCTURAL.get((group, version, kind))
+    if not name:
+        return None, []
+    if name not in _schemas:
+        with open(os.path.join(SCHEMA_DIR, name)) as f:
+            _schemas[name] = json.load(f)
+    bad = unknown_fields({k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")},
+                         _schemas[name])
+    if not bad:
+        return None, []
+    if mode == "Strict":
+        return status(422, "Invalid", '%s "%s" is invalid: %s' % (
+            kind, (obj.get("metadata") or {}).get("name"),
+            ", ".join('strict decoding error: unknown field "%s"' % b for b in bad)),
+            {"kind": kind, "causes": [{"reason": "FieldValueInvalid", "field": b,
+                                       "message": 'unknown field "%s"' % b} for b in bad]}), []
+    prune_fields(obj, bad)
+    return None, ([] if mode == "Ignore" else ['unknown field "%s"' % b for b in bad])
+
+
 def mpi_operator(key):
-    """What the v1alpha2 MPI Operator and the kubelets do with a new MPIJob."""
+    """What the MPI Operator and the kubelets do with a new MPIJob."""
     time.sleep(args.mpi_delay)
     with lock:
         job = store.get(key)
@@ -644,11 +989,20 @@ def mpi_operator(key):
         node = wsel.get("kubernetes.io/hostname")
         nodes = sorted(k[3] for k in store if k[1] == "nodes")
         node = node or (nodes[0] if nodes else "")
+        for role in ("Launcher", "Worker"):
+            pspec = (specs.get(role) or {}).get("template", {}).get("spec", {})
+            scc, why = scc_admit(ns, pspec)
+            if not scc:
+                pod = "%s-%s" % (name, "launcher" if role == "Launcher" else "worker-0")
+                job["status"] = {"conditions": [{"type": "Failed", "status": "True",
+                                                 "reason": "FailedCreatePod",
+                                                 "message": 'pods "%s" is forbidden: %s' % (pod, why)}]}
+                bump(key)
+                return
         for i in range(int(wspec.get("replicas", 1))):
-            put_pod(ns, "%s-worker-%d" % (name, i), {"mpi_job_name": name, "mpi_role_type": "worker"},
-                    node, "Running")
+            put_pod(ns, "%s-worker-%d" % (name, i), mpi_labels(name, "worker"), node, "Running")
         launcher = "%s-launcher-x7k2p" % name
-        put_pod(ns, launcher, {"mpi_job_name": name, "mpi_role_type": "launcher"}, node, "Running")
+        put_pod(ns, launcher, mpi_labels(name, "launcher"), node, "Running")
         job["status"] = {"conditions": [{"type": "Created", "status": "True"},
                                         {"type": "Running", "status": "True"}]}
         bump(key)
@@ -685,6 +1039,14 @@ def job_controller(key):
         pspec = job.get("spec", {}).get("template", {}).get("spec", {})
         node = (pspec.get("nodeSelector") or {}).get("kubernetes.io/hostname") or pspec.get("nodeName", "")
         pod = "%s-h8v2q" % name
+        scc, why = scc_admit(ns, pspec)
+        if not scc:
+            job["status"] = {"conditions": [{"type": "Failed", "status": "True",
+                                             "reason": "FailedCreatePod",
+                                             "message": 'pods "%s" is forbidden: %s' % (pod, why)}],
+                             "failed": 1}
+            bump(key)
+            return
         put_pod(ns, pod, {"job-name": name, "controller-uid": "uid-" + name}, node, "Running")
         job["status"] = {"active": 1}
         bump(key)
@@ -731,11 +1093,23 @@ def plugin_ready(key):
         for k in nodes:
             alloc = {"nvidia.com/gpu": "8"}
             for c in conf.get("configList", []):
-                alloc["rdma/" + c["resourceName"]] = str(c["rdmaHcaMax"])
+                alloc["rdma/" + c["resourceName"]] = "0" if args.rdma_zero_delay else str(c["rdmaHcaMax"])
             store[k].setdefault("status", {})["allocatable"] = alloc
             rv[0] += 1
             store[k]["metadata"]["resourceVersion"] = str(rv[0])
         save_state()
+    if args.rdma_zero_delay:
+        # --rdma-zero-delay: the plugin first registers its resources at 0
+        # (no device found yet), the devices come D seconds later
+        time.sleep(args.rdma_zero_delay)
+        with lock:
+            for k in nodes:
+                if k in store:
+                    for c in conf.get("configList", []):
+                        store[k]["status"]["allocatable"]["rdma/" + c["resourceName"]] = str(c["rdmaHcaMax"])
+                    rv[0] += 1
+                    store[k]["metadata"]["resourceVersion"] = str(rv[0])
+            save_state()
 
 
 def save_state():
@@ -786,7 +1160,11 @@ def main():
     p.add_argument("--applied-dir", default="")
     p.add_argument("--mpi-delay", type=float, default=0.2)
     p.add_argument("--evict-delay", type=float, default=0.5)
+    p.add_argument("--mpi-api", choices=("v2beta1", "v1alpha2"), default="v2beta1")
+    p.add_argument("--fault-file", default="")
+    p.add_argument("--rdma-zero-delay", type=float, default=0)
     args = p.parse_args()
+    CRDS[:] = [(g, args.mpi_api if k == "MPIJob" else v, r, k, n) for g, v, r, k, n in CRDS]
     args.token = open(args.token_file).read().strip()
     seed_crds()
     if args.crd_delay:
@@ -794,12 +1172,15 @@ def main():
     for n in filter(None, args.namespaces.split(",")):
         store[("", "namespaces", None, n)] = {"apiVersion": "v1", "kind": "Namespace",
                                               "metadata": {"name": n, "resourceVersion": "3"}}
+        uid_range(store[("", "namespaces", None, n)])
     for n in filter(None, args.nodes.split(",")):
         store[("", "nodes", None, n)] = {"apiVersion": "v1", "kind": "Node", "metadata": {
             "name": n, "resourceVersion": "5", "labels": {"kubernetes.io/hostname": n}}}
         managed[("", "nodes", None, n)] = {"kubelet": {("metadata", "labels", "kubernetes.io/hostname"): n}}
     for f in args.seed:
         for obj in yaml.safe_load_all(open(f)):
+            if not obj:
+                continue
             res = next(r for r in BUILTIN + CRDS if r[3] == obj["kind"])
             m = obj["metadata"]
             key = (res[0], res[2], m.get("namespace") if res[4] else None, m["name"])

@@ -80,8 +80,9 @@ static void test_objects_per_namespace_in_apply_order(void **state)
 
 	(void)state;
 	assert_int_equal(build("", '1', r, &o, &e), 0);
-	/* SCC, 2 x (ns, sa, role, binding), cm, ds, csi, 2 x pv, 2 x pvc; no scale nodes */
-	assert_int_equal(o.n, 1 + 8 + 2 + 1 + 4);
+	/* SCC, 2 x (ns, sa, role, binding), cm, ds, csi, 2 x pv, 2 x pvc, the
+	 * ApplySet parent; no scale nodes */
+	assert_int_equal(o.n, 1 + 8 + 2 + 1 + 4 + 1);
 	assert_string_equal(o.v[0].file, "01-securitycontextconstraints-scc-for-mpi.yaml");
 	assert_string_equal(o.v[1].file, "02-namespace-ml.yaml");
 	assert_string_equal(o.v[2].file, "03-namespace-cv.yaml");
@@ -95,8 +96,39 @@ static void test_objects_per_namespace_in_apply_order(void **state)
 
 	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(
 		json_object_get(csi->obj, "spec"), "clusters"), 0), "id")), "16217308676014575381");
-	assert_non_null(strstr(find(&o, "01-securitycontextconstraints-scc-for-mpi.yaml")->yaml,
-			       "- system:serviceaccount:ml:mpi\n- system:serviceaccount:cv:mpi\n"));
+	/* The SCC names no user and no group: only the Roles grant it (issue 25;
+	 * it used to list every namespace's service account and
+	 * system:authenticated). */
+	const struct kube_object *scc = find(&o, "01-securitycontextconstraints-scc-for-mpi.yaml");
+
+	assert_int_equal(json_array_size(json_object_get(scc->obj, "users")), 0);
+	assert_true(json_is_array(json_object_get(scc->obj, "users")));
+	assert_int_equal(json_array_size(json_object_get(scc->obj, "groups")), 0);
+	assert_true(json_is_array(json_object_get(scc->obj, "groups")));
+	assert_null(strstr(scc->yaml, "system:serviceaccount"));
+	assert_null(strstr(scc->yaml, "system:authenticated"));
+	/* Everything applied but Namespaces and Nodes carries the ApplySet label
+	 * (kubectl's id for ConfigMap kube-system/bringup-applyset, computed by
+	 * Python's hashlib: an independent SHA-256 and base64url). */
+	static const char id[] = "applyset-p1ycAcwFQqF2qX5SS-_cKAp1z5UjkUSJp_jUnKd-Qis-v1";
+
+	for (size_t i = 0; i < o.n; i++) {
+		json_t *l = json_object_get(json_object_get(o.v[i].obj, "metadata"), "labels");
+		const char *part = json_string_value(json_object_get(l, "applyset.kubernetes.io/part-of"));
+
+		if (!strcmp(o.v[i].kind, "Namespace") || !strcmp(o.v[i].kind, "Node"))
+			assert_null(part);
+		else if (!strcmp(o.v[i].name, "bringup-applyset"))
+			assert_string_equal(json_string_value(json_object_get(l,
+				"applyset.kubernetes.io/id")), id);
+		else
+			assert_string_equal(part ? part : o.v[i].file, id);
+	}
+	const struct kube_object *parent = find(&o, "17-configmap-bringup-applyset.yaml");
+
+	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(
+		parent->obj, "metadata"), "annotations"), "applyset.kubernetes.io/additional-namespaces")),
+		"cv,ibm-spectrum-scale-csi-driver,ml");
 	assert_int_equal(build("", '1', r, &o2, &e), 0);
 	for (size_t i = 0; i < o.n; i++)
 		assert_string_equal(o.v[i].yaml, o2.v[i].yaml);

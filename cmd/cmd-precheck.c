@@ -450,7 +450,7 @@ int cmd_precheck(int argc, char **argv)
 	live_init(&live, inv, idx, n);
 	live.red = red;
 	live.runner = runner;
-	if (want_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)) {
+	if (want_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && tui_term_ok()) {
 		struct tui_ctl ctl = { live_pause, NULL, live_stop, runner, "no new host starts, "
 				       "running probes are cancelled; the report covers the rest",
 				       false };

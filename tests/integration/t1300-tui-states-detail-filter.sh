@@ -20,11 +20,14 @@ expect_row dgx01 '● +●'
 expect_row dgx02 '● +●'
 expect_row dgx03 '✗ +»'
 expect_row dgx04 '● +●'
-screen | grep -q '^✓ok 0 ●changed 6 ✗failed 1 ⊘unreachable 0 »skipped 1 .running 0 ·pending 0' ||
+# hosts per state, not host x stage cells: dgx03 failed, three changed
+screen | grep -q '^✓ok 0 ●changed 3 ✗failed 1 ⊘unreach 0 »skipped 0 .running 0 ·pending 0' ||
 	{ screen; fail "header counts"; }
+screen | grep -q '^bringup sim  deploy  .* 4 hosts, stages 2/2 ' || { screen; fail "stages done"; }
 screen | grep -Eq '^HOST +memlock +nouveau' || fail "stage header"
-# a bar per stage, full
-[ "$(screen | sed -n 4p | grep -o '█' | wc -l)" -ge 20 ] || fail "progress bars not full"
+# a bar per stage, full, with its hosts done/total
+[ "$(screen | sed -n 4p | grep -o '█*4/4█*' | wc -l)" = 2 ] || { screen; fail "progress bars not full"; }
+screen | sed -n 4p | grep -q '░' && { screen; fail "progress bars not full"; }
 
 # the first host is selected: its memlock output, then its result
 screen | grep -q 'dgx01 · memlock · changed' || fail "detail title"

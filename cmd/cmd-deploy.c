@@ -626,7 +626,7 @@ int cmd_deploy(int argc, char **argv)
 	/* --tui on a pipe: the plain lines, as without it */
 	if (a.tui && o.tty && isatty(STDIN_FILENO) && tui_term_ok()) {
 		struct tui_ctl ctl = { tui_pause, tui_retry, tui_stop, d, "running commands "
-				       "finish; `bringup deploy --resume` goes on", false };
+				       "finish; `bringup deploy --resume` goes on", false, false };
 
 		if (tui_new(&ri, &ctl, &sinks.tui, &err)) {
 			status = cmd_fail_inv(inv, &err);

@@ -453,7 +453,7 @@ int cmd_precheck(int argc, char **argv)
 	if (want_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && tui_term_ok()) {
 		struct tui_ctl ctl = { live_pause, NULL, live_stop, runner, "no new host starts, "
 				       "running probes are cancelled; the report covers the rest",
-				       false };
+				       false, false };
 
 		if (tui_new(&live.ri, &ctl, &live.tui, &err)) {
 			status = cmd_fail_inv(inv, &err);

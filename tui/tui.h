@@ -30,6 +30,8 @@ struct tui_ctl {
 	void *arg;
 	const char *stop_what;  /* what stopping means, for the question */
 	bool replay;            /* a recorded run: the clock is the events' */
+	bool attached;          /* a run another process makes (tui --attach): read-only,
+				 * the clock is the events' */
 };
 
 struct tui;

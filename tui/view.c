@@ -166,7 +166,7 @@ static double elapsed(const struct tui *t)
 {
 	double live = tui_now() - t->t_open;
 
-	if (t->ctl.replay || t->m.done)
+	if (t->ctl.replay || t->ctl.attached || t->m.done)
 		return t->m.t;
 	return live > t->m.t ? live : t->m.t;
 }
@@ -207,7 +207,8 @@ static void draw_header(struct tui *t)
 		model_stage_progress(m, s, &done, &total);
 		stages_done += total && done == total;
 	}
-	x = putf(0, 0, COLS, A_BOLD, "bringup%s", t->ctl.replay ? " replay" : "");
+	x = putf(0, 0, COLS, A_BOLD, "bringup%s", t->ctl.replay ? " replay" :
+		 t->ctl.attached ? " attached" : "");
 	x += putf(0, x, COLS - x, A_NORMAL, " %s  %s  %02d:%02d:%02d  %zu host%s, stages %zu/%zu",
 		  m->cluster, m->playbook, e / 3600, e / 60 % 60, e % 60, m->nh,
 		  m->nh == 1 ? "" : "s", stages_done, m->nst);
@@ -506,10 +507,11 @@ static void draw_detail(struct tui *t, const struct layout *l, const struct mrow
 		strbuf_addf(&title, " %s", m->hosts.v[h]);
 	strbuf_addf(&title, "%s%s%s%s", dot, m->stages.v[t->sel_stage], dot, sname(t, st));
 	if (st == CS_RUNNING)
-		strbuf_addf(&title, " %s", hms(b2, sizeof(b2), (m->done || t->ctl.replay ? m->t :
-							      t->now - t->t_open) - c->t_start));
+		strbuf_addf(&title, " %s", hms(b2, sizeof(b2), (m->done || t->ctl.replay ||
+							       t->ctl.attached ? m->t :
+							       t->now - t->t_open) - c->t_start));
 	strbuf_addf(&title, "%sstage %zu/%zu", dot, done, total);
-	eta = model_stage_eta(m, t->sel_stage, m->done || t->ctl.replay ? m->t :
+	eta = model_stage_eta(m, t->sel_stage, m->done || t->ctl.replay || t->ctl.attached ? m->t :
 			      t->now - t->t_open);
 	if (eta >= 0)
 		strbuf_addf(&title, " ETA %s", hms(b1, sizeof(b1), eta));
@@ -580,6 +582,10 @@ static void draw_hints(struct tui *t, int y)
 	for (size_t i = 0; items[i]; i++) {
 		int n = (int)strlen(items[i]) + 2;
 
+		/* no key for what this view cannot do (a replay, --attach) */
+		if ((!t->ctl.pause && !strcmp(items[i], "p pause")) ||
+		    (!t->ctl.retry && !strcmp(items[i], "r retry")))
+			continue;
 		if (x + n > room)
 			break;
 		x += putf(y, x, n, A_DIM, "%s  ", items[i]);

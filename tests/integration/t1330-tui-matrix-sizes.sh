@@ -66,6 +66,10 @@ for size in "80 24" "120 40" "200 50" "40 10" "80 24"; do
 	done
 	# the keys line keeps help and quit in sight
 	screen | tail -n 1 | grep -q '? help  q quit$' || { screen; fail "hints at ${1}x$2 lose ? help / q quit"; }
+	# scrolled to the end before the next size: a larger screen must not keep
+	# the offset (rows hidden above, empty lines below)
+	keys End
+	matrix_ok "$EV"
 done
 # at 40 columns the three stage names are cut to three distinct names
 T resize-window -x 40 -y 10

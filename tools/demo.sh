@@ -1,7 +1,7 @@
 #!/bin/sh
 # make demo: the whole mission on the built-in simulated cluster (real sshd
-# nodes on loopback addresses), as a new user would run it, in under five
-# minutes on a 2-core machine:
+# nodes on loopback addresses), as a new user would run it (the aim: under
+# five minutes on a 2-core machine; each step prints the seconds so far):
 #   bare nodes: precheck says what a new cluster lacks;
 #   deploy --check plans, deploy converges: OFED, peer memory, SELinux,
 #   memlock, nouveau, the subnet manager, the Spectrum Scale client cluster

@@ -184,6 +184,7 @@ install: $(BIN) $(COMPLETIONS)
 	install -m 0644 $(O)/completion/bringup.bash $(DESTDIR)$(BASHCOMPDIR)/bringup
 	install -m 0644 $(O)/completion/_bringup $(DESTDIR)$(ZSHCOMPDIR)/_bringup
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m 0644 doc/reference.md $(DESTDIR)$(DOCDIR)/reference.md
 	install -m 0644 inventory/README.md $(DESTDIR)$(DOCDIR)/examples/README.md
 	install -m 0644 inventory/*.yaml $(DESTDIR)$(DOCDIR)/examples/
 

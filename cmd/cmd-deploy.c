@@ -617,6 +617,7 @@ int cmd_deploy(const struct cmd_ctx *ctx, int argc, char **argv)
 	add_secrets(log, inv);
 	o = (struct out){ !strcmp(a.format, "json"), isatty(STDOUT_FILENO), a.check, inv, pb };
 	fill_run_info(inv, pb, rp.run_dir, &ri);
+	ri.dry_run = a.check;
 	if (eventlog_open(rp.run_dir, &ri, &sinks.el, &err)) {
 		status = cmd_fail_inv(inv, &err);
 		goto out;
@@ -624,9 +625,9 @@ int cmd_deploy(const struct cmd_ctx *ctx, int argc, char **argv)
 	sinks.o = &o;
 	sinks.d = d;
 	/* --tui on a pipe: the plain lines, as without it */
-	if (a.tui && o.tty && isatty(STDIN_FILENO)) {
+	if (a.tui && o.tty && isatty(STDIN_FILENO) && tui_term_ok()) {
 		struct tui_ctl ctl = { tui_pause, tui_retry, tui_stop, d, "running commands "
-				       "finish; `bringup deploy --resume` goes on", false };
+				       "finish; `bringup deploy --resume` goes on", false, false };
 
 		if (tui_new(&ri, &ctl, &sinks.tui, &err)) {
 			status = cmd_fail_inv(inv, &err);

@@ -451,10 +451,10 @@ int cmd_precheck(const struct cmd_ctx *ctx, int argc, char **argv)
 	live_init(&live, inv, idx, n);
 	live.red = red;
 	live.runner = runner;
-	if (want_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)) {
+	if (want_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && tui_term_ok()) {
 		struct tui_ctl ctl = { live_pause, NULL, live_stop, runner, "no new host starts, "
 				       "running probes are cancelled; the report covers the rest",
-				       false };
+				       false, false };
 
 		if (tui_new(&live.ri, &ctl, &live.tui, &err)) {
 			status = cmd_fail_inv(inv, &err);

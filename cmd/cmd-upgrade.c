@@ -40,6 +40,7 @@ const struct cmd_option cmd_upgrade_options[] = {
 	{ "forks", 'f', OPT_SHORT, "N", "hosts worked on at once (default " CMD_STR(RUNNER_DEFAULT_FORKS) ")" },
 	{ "timeout", 'W', 0, "S", "per-command time limit (default: the inventory's)" },
 	{ "accept-new-host-keys", 'A', 0, NULL, "record unknown host keys (changed keys are refused)" },
+	{ "tui", 'U', 0, NULL, "show the batches' stages in the full-screen view (as bringup tui; plain lines without a terminal)" },
 	{ "help", 'h', OPT_SHORT, NULL, "print this help" },
 	{ NULL },
 };
@@ -75,7 +76,7 @@ static void usage(FILE *f)
 struct upgrade_args {
 	const char *inv_path, *to, *batch, *tarball, *installer, *runfile, *state_dir, *forks;
 	const char *timeout;
-	bool check, resume, accept;
+	bool check, resume, accept, tui;
 	unsigned nbatch;
 	bool percent;
 };
@@ -119,6 +120,7 @@ static int parse_args(int argc, char **argv, struct upgrade_args *a)
 		case 'f': a->forks = optarg; break;
 		case 'W': a->timeout = optarg; break;
 		case 'A': a->accept = true; break;
+		case 'U': a->tui = true; break;
 		case 'h': usage(stdout); return 1;
 		default: usage(stderr); return -1;
 		}
@@ -303,6 +305,8 @@ static int run_deploy(const struct cmd_ctx *ctx, const struct upgrade_args *a, c
 	}
 	if (a->accept)
 		argv[n++] = "--accept-new-host-keys";
+	if (a->tui)
+		argv[n++] = "--tui";
 	argv[n] = NULL;
 	fflush(stdout);
 	return cmd_deploy(&dctx, n, (char **)argv);

@@ -31,6 +31,7 @@ const struct cmd_option cmd_validate_options[] = {
 	{ "pairs", 'P', 0, "ring|all", "rdma pairing (default: the inventory's, else all)" },
 	{ "output-format", 'o', OPT_SHORT, "text|json|junit|html", "the report's format (default text)" },
 	{ "output", 'O', OPT_FILE, "FILE", "write the report to FILE instead of stdout" },
+	{ "html", 'H', OPT_FILE, "FILE", "also write the report as HTML to FILE (one run, two reports)" },
 	{ "forks", 'f', OPT_SHORT, "N", "hosts worked on at once (default " CMD_STR(RUNNER_DEFAULT_FORKS) ")" },
 	{ "state-dir", 'D', OPT_DIR, "DIR", "where the baseline is kept (default ~/.local/state/bringup/CLUSTER)" },
 	{ "no-baseline", 'N', 0, NULL, "neither store nor compare with the baseline" },
@@ -72,6 +73,7 @@ static void usage(FILE *f)
 		"  -o, --output-format FMT    text (default), json, junit, html (one file,\n"
 		"                             plots as inline SVG)\n"
 		"      --output FILE          write the report to FILE instead of stdout\n"
+		"      --html FILE            also write the report as HTML to FILE\n"
 		"  -f, --forks N              hosts worked on at once (default %d)\n"
 		"      --accept-new-host-keys record unknown host keys (changed keys are refused)\n"
 		"      --state-dir DIR        where the baseline is kept (default\n"
@@ -151,6 +153,7 @@ int cmd_validate(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct cmd_getopt g;
 	const char *inv_path = NULL, *limit = NULL, *format = "text", *out_path = NULL;
+	const char *html_path = NULL;
 	const char *state_opt = NULL;
 	char *state_dir = NULL;
 	bool baseline = true;
@@ -200,6 +203,7 @@ int cmd_validate(const struct cmd_ctx *ctx, int argc, char **argv)
 			break;
 		case 'o': format = optarg; break;
 		case 'O': out_path = optarg; break;
+		case 'H': html_path = optarg; break;
 		case 'f':
 			if (cmd_parse_uint("validate", "--forks", optarg, &ro.forks)) {
 				status = EXIT_USAGE;
@@ -299,6 +303,14 @@ judged:
 	if (cmd_write_out(out_path, out.buf ? out.buf : "", out.len)) {
 		status = EXIT_FAILED;
 		goto out;
+	}
+	if (html_path) {
+		strbuf_reset(&out);
+		validate_report_html(report, &out);
+		if (cmd_write_out(html_path, out.buf ? out.buf : "", out.len)) {
+			status = EXIT_FAILED;
+			goto out;
+		}
 	}
 	if (worst == VS_UNREACHABLE)
 		status = EXIT_UNREACHABLE;

@@ -3,15 +3,17 @@
  */
 #include "model.h"
 #include "../engine/base/nodeset.h"
+#include "../engine/base/strbuf.h"
 #include "../engine/base/xalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 const char *cstate_name(enum cstate s)
 {
 	static const char *const names[] = { "none", "pending", "running", "ok", "changed",
-		"failed", "skipped", "unreachable" };
+		"failed", "skipped", "unreachable", "not here" };
 
 	return s < CS__COUNT ? names[s] : "?";
 }
@@ -39,6 +41,10 @@ void model_init(struct model *m, const struct run_info *ri)
 	m->nh = ri->nhosts;
 	m->cells = xcalloc(m->nh * m->nst + 1, sizeof(*m->cells));
 	m->stage_count = xcalloc(m->nst * CS__COUNT + 1, sizeof(*m->stage_count));
+	m->dry_run = ri->dry_run;
+	m->stage_t0 = xcalloc(m->nst + 1, sizeof(*m->stage_t0));
+	for (size_t s = 0; s < m->nst; s++)
+		m->stage_t0[s] = -1;
 	m->count[CS_NONE] = m->nh * m->nst;
 	for (size_t s = 0; s < m->nst; s++)
 		m->stage_count[s * CS__COUNT + CS_NONE] = m->nh;
@@ -61,8 +67,10 @@ void model_release(struct model *m)
 		free(m->cells[i].reason);
 		free(m->cells[i].hint);
 		strlist_clear(&m->cells[i].out);
+		strlist_clear(&m->cells[i].changes);
 	}
 	free(m->cells);
+	free(m->stage_t0);
 	free(m->stage_count);
 	free(m->hidx);
 	strlist_clear(&m->stages);
@@ -139,6 +147,7 @@ static void stage_start(struct model *m, size_t s, const char *set)
 			strlist_clear(&c->out);
 			c->out_dropped = 0;
 			c->nchanges = 0;
+			strlist_clear(&c->changes);
 			c->dur = 0;
 		}
 	}
@@ -179,7 +188,17 @@ void model_apply(struct model *m, const struct dep_event *ev)
 	if (ev->stage >= m->nst)
 		return;
 	if (ev->kind == DEV_STAGE_START) {
+		m->stage_t0[ev->stage] = ev->t;
 		stage_start(m, ev->stage, ev->hosts);
+		return;
+	}
+	if (ev->kind == DEV_STAGE_DONE) {
+		/* Every host the stage ran on has its result now (deploy reports
+		 * skipped and interrupted hosts too): a host still pending is one a
+		 * run-once stage did not need. */
+		for (size_t i = 0; i < m->nh; i++)
+			if (model_cell(m, i, ev->stage)->st == CS_PENDING)
+				set_state(m, i, ev->stage, CS_NOTHERE);
 		return;
 	}
 	if (h < 0)
@@ -199,10 +218,128 @@ void model_apply(struct model *m, const struct dep_event *ev)
 		replace(&c->reason, ev->reason);
 		replace(&c->hint, ev->hint);
 		c->nchanges = ev->changes ? ev->changes->n : 0;
+		strlist_clear(&c->changes);
+		for (size_t i = 0; i < c->nchanges; i++)
+			strlist_push(&c->changes, ev->changes->v[i]);
 		c->dur = ev->duration_s;
 		break;
 	default:
 		break;
+	}
+}
+
+enum cstate model_host_state(const struct model *m, size_t host)
+{
+	/* worst first */
+	static const unsigned char rank[CS__COUNT] = { [CS_UNREACHABLE] = 8, [CS_FAILED] = 7,
+		[CS_RUNNING] = 6, [CS_PENDING] = 5, [CS_CHANGED] = 4, [CS_OK] = 3,
+		[CS_SKIPPED] = 2, [CS_NOTHERE] = 1 };
+	enum cstate worst = CS_NONE;
+
+	for (size_t s = 0; s < m->nst; s++) {
+		enum cstate st = (enum cstate)model_cell(m, host, s)->st;
+
+		if (rank[st] > rank[worst])
+			worst = st;
+	}
+	/* a host that only a run-once stage passed by has nothing to show */
+	return worst == CS_NOTHERE ? CS_NONE : worst;
+}
+
+void model_host_counts(const struct model *m, size_t *ret)
+{
+	for (size_t s = 0; s < CS__COUNT; s++)
+		ret[s] = 0;
+	for (size_t h = 0; h < m->nh; h++)
+		ret[model_host_state(m, h)]++;
+}
+
+void model_stage_progress(const struct model *m, size_t stage, size_t *ret_done,
+			  size_t *ret_total)
+{
+	const size_t *c = &m->stage_count[stage * CS__COUNT];
+	size_t total = m->nh - c[CS_NONE] - c[CS_NOTHERE];
+
+	*ret_total = total;
+	*ret_done = total - c[CS_PENDING] - c[CS_RUNNING];
+}
+
+double model_stage_eta(const struct model *m, size_t stage, double now)
+{
+	size_t done, total;
+	double spent;
+
+	model_stage_progress(m, stage, &done, &total);
+	if (!done || done >= total || m->stage_t0[stage] < 0 || m->done)
+		return -1;
+	spent = now - m->stage_t0[stage];
+	if (spent <= 0)
+		return -1;
+	return spent / (double)done * (double)(total - done);
+}
+
+static char *abbrev_one(const char *name, size_t w)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *last = name, *p;
+	size_t words = 1;
+	bool dots = w >= 7;
+
+	if (strlen(name) <= w)
+		return xstrdup(name);
+	for (p = name; *p; p++)
+		if ((*p == '_' || *p == '-') && p[1])
+			words++, last = p + 1;
+	if (words == 1 || (words - 1) * (dots ? 2 : 1) >= w) {
+		strbuf_add(&sb, name, w);
+		return strbuf_detach(&sb, NULL);
+	}
+	/* initials of every word but the last */
+	for (p = name; p < last; p++)
+		if (p == name || p[-1] == '_' || p[-1] == '-') {
+			strbuf_add(&sb, p, 1);
+			if (dots)
+				strbuf_addstr(&sb, ".");
+		}
+	strbuf_add(&sb, last, strlen(last) < w - sb.len ? strlen(last) : w - sb.len);
+	return strbuf_detach(&sb, NULL);
+}
+
+void model_abbrev(char *const *names, size_t n, size_t width, struct strlist *ret)
+{
+	if (width < 1)
+		width = 1;
+	strlist_clear(ret);
+	for (size_t i = 0; i < n; i++)
+		strlist_push_owned(ret, abbrev_one(names[i], width));
+	for (size_t i = 0; i < n; i++) {
+		bool dup = false;
+
+		for (size_t j = 0; j < n && !dup; j++)
+			dup = j != i && !strcmp(ret->v[i], ret->v[j]);
+		if (!dup)
+			continue;
+		/* the later ones of a clash get a number (the first keeps its name) */
+		for (size_t j = i + 1; j < n; j++) {
+			if (strcmp(ret->v[i], ret->v[j]))
+				continue;
+			for (unsigned k = 1;; k++) {
+				char num[16];
+				size_t nl = (size_t)snprintf(num, sizeof(num), "%u", k);
+				size_t keep = width > nl ? width - nl : 0;
+				char *cand = xasprintf("%.*s%s", (int)keep, names[j], num);
+				bool taken = false;
+
+				for (size_t x = 0; x < n && !taken; x++)
+					taken = x != j && !strcmp(ret->v[x], cand);
+				if (!taken) {
+					free(ret->v[j]);
+					ret->v[j] = cand;
+					break;
+				}
+				free(cand);
+			}
+		}
 	}
 }
 

@@ -25,6 +25,7 @@ enum cstate {
 	CS_FAILED,
 	CS_SKIPPED,
 	CS_UNREACHABLE,
+	CS_NOTHERE,       /* the stage ended without it: a run-once stage ran on another host */
 	CS__COUNT
 };
 
@@ -39,6 +40,7 @@ struct mcell {
 	struct strlist out;     /* the last MODEL_OUTPUT_LINES lines */
 	size_t out_dropped;     /* lines before those */
 	size_t nchanges;
+	struct strlist changes; /* what changed (a dry run: what would change), one line each */
 	double t_start, dur;
 };
 
@@ -51,8 +53,10 @@ struct model {
 	size_t count[CS__COUNT];
 	size_t *hidx;           /* open-addressing table: host name -> index + 1 */
 	size_t hcap;
+	double *stage_t0;       /* per stage: when it (last) started; < 0 before */
 	double t;               /* the latest event's time */
 	bool done, interrupted;
+	bool dry_run;           /* --check: nothing is changed */
 	unsigned long generation; /* changes with every applied event */
 };
 
@@ -84,6 +88,30 @@ struct mrow {
 /* Builds the rows; *ret is owned by the caller (model_rows_free). */
 size_t model_rows(const struct model *m, const struct view_opts *vo, struct mrow **ret);
 void model_rows_free(struct mrow *rows, size_t n);
+/*
+ * A host's state over all stages, the worst first: unreachable, failed,
+ * running, pending, changed, ok, skipped; CS_NONE when no stage has it.
+ */
+enum cstate model_host_state(const struct model *m, size_t host);
+/* Hosts per state (model_host_state), ret[CS__COUNT]. */
+void model_host_counts(const struct model *m, size_t *ret);
+/* A stage's hosts (those it runs on) and how many of them have finished. */
+void model_stage_progress(const struct model *m, size_t stage, size_t *ret_done,
+			  size_t *ret_total);
+/*
+ * Seconds until the stage ends, from the pace of its hosts done so far
+ * (done / time since it started) at time `now`; -1 when it cannot tell
+ * (nothing done yet, or done).
+ */
+double model_stage_eta(const struct model *m, size_t stage, double now);
+/*
+ * Abbreviations of names (stage names) in at most `width` columns each,
+ * distinct from one another: a name that fits stays whole; a_b_c becomes
+ * its first words' initials and as much of the last word as fits ("s.cluster",
+ * "sclus"); names still alike get a number ("sca1", "sca2"). ret is filled
+ * (cleared first), one per name.
+ */
+void model_abbrev(char *const *names, size_t n, size_t width, struct strlist *ret);
 /* True when any host has a failed or unreachable cell. */
 bool model_host_failed(const struct model *m, size_t host);
 /* The host's states as a string, one char per stage (folding's key). */

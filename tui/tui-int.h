@@ -32,17 +32,28 @@ struct tui {
 
 	/* The TUI thread's own. */
 	bool colour, utf8;
+	double now;               /* the frame's time (tui.c sets it; views never ask the clock) */
+	struct strlist abbrev;    /* the stages' names as the matrix head shows them */
+	size_t abbrev_w;          /* ...for this column width */
 	size_t sel_host, sel_row, sel_stage, top, stage_off;
 	struct strbuf filter;
 	bool editing_filter, failures_only, zoom, help, asking_quit, leave_when_done;
 	struct strlist expanded;
 	char msg[256];
 	double msg_until;
-	/* the pager ('l') */
+	/* the pager: a host's log ('l'), every failure ('F'), what changed ('c') */
 	bool paging;
 	struct strlist pager;
 	char *pager_title;
 	size_t pager_top;
+	char *pager_path;         /* a log: the file it follows; NULL for the lists */
+	char *pager_host;         /* ...whose log it is */
+	bool pager_done;          /* ...a replay's log reached the replay's moment */
+	long pager_off;           /* ...read up to here */
+	struct strbuf pager_part; /* ...a last line not ended yet */
+	bool pager_follow;        /* at the end: new lines keep it there */
+	struct strbuf pager_search;
+	bool pager_searching;     /* typing the search */
 	/* the rows of the last frame, for the keys */
 	struct mrow *rows;
 	size_t nrows, page;
@@ -59,8 +70,6 @@ struct tui {
 	/* BRINGUP_TUI_STATS=FILE: frame build times and key-to-frame latency */
 	FILE *stats;
 	double key_at;
-	/* the frame being drawn: its time (tui_now()), given to view_draw */
-	double now;
 };
 
 /* tui.c's monotonic clock, in seconds. */
@@ -69,6 +78,8 @@ double tui_now(void);
  * t->lock). The view takes the time as an argument, never asking tui.c. */
 void view_draw(struct tui *t, double now);
 void view_colours(struct tui *t);
+/* Screen lines a logical line takes, wrapped at cols columns (the pager's). */
+int view_line_rows(const char *s, int cols);
 /* Selects row r of the last frame (its host, group and signature). */
 void view_select_row(struct tui *t, size_t r);
 

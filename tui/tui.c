@@ -41,7 +41,7 @@ static char restore_seq[256];
 static size_t restore_len;
 static volatile sig_atomic_t curses_on;
 static int wake_fd = -1;
-static volatile sig_atomic_t resized;
+static volatile sig_atomic_t resized, suspend_asked, continued;
 
 static void restore_raw(void)
 {
@@ -67,17 +67,79 @@ static void on_crash(int sig)
 	raise(sig);
 }
 
-static void on_winch(int sig)
+
+/* From a signal handler: a byte on the pipe wakes the TUI thread. */
+static void wake_thread(char c)
 {
-	char c = 'w';
 	ssize_t n;
 
-	(void)sig;
-	resized = 1;
 	if (wake_fd >= 0) {
 		n = write(wake_fd, &c, 1);
 		(void)n;
 	}
+}
+
+static void on_winch(int sig)
+{
+	(void)sig;
+	resized = 1;
+	wake_thread('w');
+}
+
+/* ^Z: the TUI thread gives the terminal back, then stops the process (tui_main). */
+static void on_tstp(int sig)
+{
+	(void)sig;
+	suspend_asked = 1;
+	wake_thread('z');
+}
+
+/* fg (or any SIGCONT): the screen is someone else's now; draw it all again. */
+static void on_cont(int sig)
+{
+	(void)sig;
+	continued = 1;
+	wake_thread('c');
+}
+
+/*
+ * Leaves curses as endwin does, stops the whole process as the shell's ^Z
+ * would, and takes the terminal again once continued (fg).
+ */
+static void suspend_self(void)
+{
+	struct sigaction sa = { 0 }, old;
+
+	endwin();
+	curses_on = 0;
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTSTP, &sa, &old);
+	kill(getpid(), SIGTSTP);
+	/* here again after fg */
+	sigaction(SIGTSTP, &old, NULL);
+	curses_on = 1;
+	reset_prog_mode();
+	clearok(curscr, TRUE);
+	refresh();
+}
+
+bool tui_term_ok(void)
+{
+	const char *term = getenv("TERM");
+	int e = 0;
+	char *cup;
+	TERMINAL *save = cur_term, *mine;
+
+	if (!term || !*term || !strcmp(term, "dumb"))
+		return false;
+	if (setupterm(NULL, STDOUT_FILENO, &e) != OK)
+		return false;
+	mine = cur_term;
+	cup = tigetstr("cup");
+	del_curterm(mine);
+	set_curterm(save);
+	return cup && cup != (char *)-1;
 }
 
 static void add_seq(const char *cap)
@@ -104,60 +166,268 @@ static void crash_handlers(void (*fn)(int))
 
 /* ---- the pager ---- */
 
+static size_t pager_height(void)
+{
+	return LINES > 3 ? (size_t)LINES - 2 : 1;
+}
+
+/* The top line that shows the end of the text (lines wrap at the screen's width). */
+static size_t pager_max_top(const struct tui *t)
+{
+	size_t h = pager_height(), used = 0, i = t->pager.n;
+
+	while (i > 0) {
+		size_t r = (size_t)view_line_rows(t->pager.v[i - 1], COLS);
+
+		if (used + r > h)
+			break;
+		used += r;
+		i--;
+	}
+	return i < t->pager.n ? i : (t->pager.n ? t->pager.n - 1 : 0);
+}
+
+/*
+ * In a replay, a log record ("=== STAMP STAGE HOST") of a stage that had
+ * not started on the host at the replay's moment ends what the pager shows:
+ * the log as it was then.
+ */
+static bool record_in_future(const struct tui *t, size_t host, const char *line)
+{
+	char stage[128];
+	int i;
+
+	if (!t->ctl.replay || strncmp(line, "=== ", 4) ||
+	    sscanf(line, "=== %*s %127s", stage) != 1)
+		return false;
+	i = strlist_index(&t->m.stages, stage);
+	if (i < 0)
+		return false;
+	return model_cell(&t->m, host, (size_t)i)->st <= CS_PENDING;
+}
+
+/* Reads what the log gained since the last read; returns true when lines came. */
+static bool pager_read(struct tui *t)
+{
+	FILE *f;
+	char chunk[65536];
+	size_t got, before = t->pager.n;
+	long h = model_host(&t->m, t->pager_host), base;
+	bool stop = false;
+
+	/* a replay stopped at a record of the future tries again as it moves on */
+	t->pager_done = false;
+	if (!t->pager_path || !(f = fopen(t->pager_path, "r")))
+		return false;
+	if (!t->pager_off && fseek(f, 0, SEEK_END) == 0 && ftell(f) > (long)PAGER_MAX_BYTES)
+		t->pager_off = ftell(f) - (long)PAGER_MAX_BYTES;
+	if (fseek(f, t->pager_off, SEEK_SET) == 0) {
+		while (!stop && (got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+			base = t->pager_off;
+			t->pager_off += (long)got;
+			for (size_t i = 0; i < got && !stop; i++) {
+				if (chunk[i] != '\n') {
+					strbuf_add(&t->pager_part, &chunk[i], 1);
+					continue;
+				}
+				if (h >= 0 && record_in_future(t, (size_t)h, t->pager_part.buf)) {
+					/* read it again from its first byte next time */
+					t->pager_off = base + (long)i - (long)t->pager_part.len;
+					strbuf_reset(&t->pager_part);
+					t->pager_done = true;
+					stop = true;
+					break;
+				}
+				strlist_push(&t->pager, t->pager_part.buf);
+				strbuf_reset(&t->pager_part);
+			}
+		}
+	}
+	fclose(f);
+	return t->pager.n != before;
+}
+
+static void pager_close(struct tui *t)
+{
+	t->paging = false;
+	t->pager_searching = false;
+	strlist_clear(&t->pager);
+	free(t->pager_path);
+	t->pager_path = NULL;
+	strbuf_reset(&t->pager_part);
+}
+
+static void pager_show(struct tui *t, char *title)
+{
+	free(t->pager_title);
+	t->pager_title = title;
+	t->paging = true;
+	t->pager_follow = true;
+	t->pager_top = pager_max_top(t);
+}
+
+/* l: the chosen host's log, from the end; it follows the file while at the end. */
 static void pager_open(struct tui *t)
 {
 	const struct model *m = &t->m;
 	const char *host = t->sel_host < m->nh ? m->hosts.v[t->sel_host] : "?";
 	char *path = m->run_dir ? xasprintf("%s/hosts/%s.log", m->run_dir, host) : NULL;
-	FILE *f = path ? fopen(path, "r") : NULL;
-	struct strbuf sb = STRBUF_INIT;
-	char chunk[65536];
-	size_t got;
 
-	strlist_clear(&t->pager);
-	free(t->pager_title);
-	t->pager_title = xasprintf("%s log: %s", host, path ? path : "(no run directory)");
-	if (f) {
-		if (fseek(f, 0, SEEK_END) == 0 && ftell(f) > (long)PAGER_MAX_BYTES)
-			fseek(f, -(long)PAGER_MAX_BYTES, SEEK_END);
-		else
-			fseek(f, 0, SEEK_SET);
-		while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
-			strbuf_add(&sb, chunk, got);
-		fclose(f);
-		for (char *p = sb.buf, *nl; p && *p; p = nl + 1) {
-			nl = strchr(p, '\n');
-			if (!nl) {
-				strlist_push(&t->pager, p);
-				break;
-			}
-			*nl = '\0';
-			strlist_push(&t->pager, p);
-		}
+	pager_close(t);
+	free(t->pager_host);
+	t->pager_host = xstrdup(host);
+	t->pager_off = 0;
+	t->pager_done = false;
+	if (path && access(path, R_OK) == 0) {
+		t->pager_path = path;
+		pager_read(t);
+		path = NULL;
 	} else {
 		strlist_push_owned(&t->pager, xasprintf("no log for %s: %s", host,
 							path ? strerror(errno) : "replay without a run directory"));
 	}
-	/* the end of a log is where a failure is */
-	t->pager_top = t->pager.n > (size_t)LINES - 2 ? t->pager.n - (size_t)(LINES - 2) : 0;
-	t->paging = true;
-	strbuf_release(&sb);
+	pager_show(t, xasprintf("%s log: %s%s", host, t->pager_path ? t->pager_path :
+				"(no run directory)", t->ctl.replay ? " (as it was then)" : ""));
 	free(path);
 }
 
-static void pager_key(struct tui *t, int key)
+/* F: every failed or unreachable cell, the reason with its line breaks, and the hint. */
+static void failures_open(struct tui *t)
 {
-	size_t h = LINES > 3 ? (size_t)LINES - 2 : 1, max = t->pager.n > h ? t->pager.n - h : 0;
+	const struct model *m = &t->m;
+	size_t n = 0;
 
+	pager_close(t);
+	for (size_t s = 0; s < m->nst; s++)
+		for (size_t h = 0; h < m->nh; h++) {
+			const struct mcell *c = model_cell(m, h, s);
+			const char *r, *nl;
+
+			if (c->st != CS_FAILED && c->st != CS_UNREACHABLE)
+				continue;
+			n++;
+			strlist_push_owned(&t->pager, xasprintf("%s %s: %s", m->stages.v[s],
+								 m->hosts.v[h], cstate_name(c->st)));
+			for (r = c->reason; r && *r; r = nl ? nl + 1 : r + strlen(r)) {
+				nl = strchr(r, '\n');
+				strlist_push_owned(&t->pager, xasprintf("  %s%.*s",
+									r == c->reason ? "reason: " : "        ",
+									(int)(nl ? nl - r : (long)strlen(r)), r));
+			}
+			if (c->hint)
+				strlist_push_owned(&t->pager, xasprintf("  hint: %s", c->hint));
+			strlist_push(&t->pager, "");
+		}
+	if (!n)
+		strlist_push(&t->pager, "(no host has failed)");
+	pager_show(t, xasprintf("failures: %zu", n));
+	t->pager_top = 0;
+}
+
+/* c: what changed (a dry run: what would change), by stage and host. */
+static void changes_open(struct tui *t)
+{
+	const struct model *m = &t->m;
+	size_t n = 0;
+
+	pager_close(t);
+	for (size_t s = 0; s < m->nst; s++) {
+		size_t hosts = 0;
+
+		for (size_t h = 0; h < m->nh; h++)
+			hosts += model_cell(m, h, s)->st == CS_CHANGED;
+		if (!hosts)
+			continue;
+		strlist_push_owned(&t->pager, xasprintf("%s: %zu host%s %s", m->stages.v[s], hosts,
+							 hosts == 1 ? "" : "s",
+							 m->dry_run ? "would change" : "changed"));
+		for (size_t h = 0; h < m->nh; h++) {
+			const struct mcell *c = model_cell(m, h, s);
+
+			if (c->st != CS_CHANGED)
+				continue;
+			n++;
+			if (!c->changes.n)
+				strlist_push_owned(&t->pager, xasprintf("  %s", m->hosts.v[h]));
+			for (size_t i = 0; i < c->changes.n; i++)
+				strlist_push_owned(&t->pager, xasprintf("  %s: %s", m->hosts.v[h],
+									 c->changes.v[i]));
+		}
+	}
+	if (!n)
+		strlist_push(&t->pager, m->dry_run ? "(nothing would change)" : "(nothing changed)");
+	pager_show(t, xasprintf("%s", m->dry_run ? "DRY RUN: what would change (nothing was changed)" :
+				"what changed"));
+	t->pager_top = 0;
+}
+
+/* n / N: the next (previous) line holding the search text. */
+static void pager_find(struct tui *t, bool back)
+{
+	size_t n = t->pager.n;
+
+	if (!t->pager_search.len || !n)
+		return;
+	for (size_t k = 1; k <= n; k++) {
+		size_t i = back ? (t->pager_top + n - k) % n : (t->pager_top + k) % n;
+
+		if (strstr(t->pager.v[i], t->pager_search.buf)) {
+			t->pager_top = i;
+			t->pager_follow = false;
+			return;
+		}
+	}
+	snprintf(t->msg, sizeof(t->msg), "not found: %s", t->pager_search.buf);
+	t->msg_until = tui_now() + 3;
+}
+
+static void pager_key(struct tui *t, int key, bool is_char)
+{
+	size_t h = pager_height(), max = pager_max_top(t);
+
+	if (t->pager_searching) {
+		if (key == 27) {
+			t->pager_searching = false;
+			strbuf_reset(&t->pager_search);
+		} else if (key == '\n' || key == '\r' || key == KEY_ENTER) {
+			t->pager_searching = false;
+			t->pager_top = t->pager_top ? t->pager_top - 1 : t->pager.n ? t->pager.n - 1 : 0;
+			pager_find(t, false);
+		} else if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+			if (t->pager_search.len)
+				strbuf_setlen(&t->pager_search, t->pager_search.len - 1);
+		} else if (is_char && key >= 32 && key != 127) {
+			char c[8];
+			int n = wctomb(c, (wchar_t)key);
+
+			if (n > 0)
+				strbuf_add(&t->pager_search, c, (size_t)n);
+		}
+		return;
+	}
 	switch (key) {
 	case KEY_UP: case 'k': if (t->pager_top) t->pager_top--; break;
 	case KEY_DOWN: case 'j': if (t->pager_top < max) t->pager_top++; break;
-	case KEY_PPAGE: t->pager_top = t->pager_top > h ? t->pager_top - h : 0; break;
+	case KEY_PPAGE: case 'b': t->pager_top = t->pager_top > h ? t->pager_top - h : 0; break;
 	case KEY_NPAGE: case ' ': t->pager_top = t->pager_top + h < max ? t->pager_top + h : max; break;
 	case KEY_HOME: case 'g': t->pager_top = 0; break;
 	case KEY_END: case 'G': t->pager_top = max; break;
-	case 'q': case 27: case 'l': t->paging = false; break;
+	case '/': t->pager_searching = true; strbuf_reset(&t->pager_search); break;
+	case 'n': pager_find(t, false); break;
+	case 'N': pager_find(t, true); break;
+	case '?': t->help = true; break;
+	case 'q': case 27: case 'l': case 'F': case 'c': pager_close(t); break;
 	}
+	t->pager_follow = t->pager_top >= max;
+}
+
+/* Each frame while a log is open: what it gained, and the end kept in sight. */
+static void pager_tick(struct tui *t)
+{
+	if (!t->paging || !t->pager_path)
+		return;
+	if (pager_read(t) && t->pager_follow)
+		t->pager_top = pager_max_top(t);
 }
 
 /* ---- keys ---- */
@@ -201,12 +471,16 @@ static void select_move(struct tui *t, long delta)
 /* Returns true when the TUI should leave. Called with t->lock held. */
 static bool key(struct tui *t, int k, bool is_char)
 {
-	if (t->paging) {
-		pager_key(t, k);
-		return false;
-	}
 	if (t->help) {
 		t->help = false;
+		return false;
+	}
+	if (is_char && k == 12) { /* ^L */
+		clearok(curscr, TRUE);
+		return false;
+	}
+	if (t->paging) {
+		pager_key(t, k, is_char);
 		return false;
 	}
 	if (t->asking_quit) {
@@ -248,8 +522,8 @@ static bool key(struct tui *t, int k, bool is_char)
 	case KEY_DOWN: case 'j': select_move(t, 1); break;
 	case KEY_PPAGE: select_move(t, -(long)(t->page ? t->page : 1)); break;
 	case KEY_NPAGE: select_move(t, (long)(t->page ? t->page : 1)); break;
-	case KEY_HOME: select_move(t, -(long)t->nrows); break;
-	case KEY_END: select_move(t, (long)t->nrows); break;
+	case KEY_HOME: case 'g': select_move(t, -(long)t->nrows); break;
+	case KEY_END: case 'G': select_move(t, (long)t->nrows); break;
 	case KEY_LEFT: case 'h': if (t->sel_stage) t->sel_stage--; break;
 	case KEY_RIGHT: if (t->sel_stage + 1 < t->m.nst) t->sel_stage++; break;
 	case '\n': case '\r': case KEY_ENTER:
@@ -268,7 +542,12 @@ static bool key(struct tui *t, int k, bool is_char)
 			t->zoom = !t->zoom;
 		}
 		break;
-	case 27: t->zoom = false; break;
+	case 27:
+		if (t->zoom)
+			t->zoom = false;
+		else if (t->failures_only || t->filter.len)
+			t->failures_only = false, strbuf_reset(&t->filter), t->rows_stale = true;
+		break;
 	case '/':
 		t->editing_filter = true;
 		strbuf_reset(&t->filter);
@@ -307,6 +586,8 @@ static bool key(struct tui *t, int k, bool is_char)
 		}
 		break;
 	case 'l': pager_open(t); break;
+	case 'F': failures_open(t); break;
+	case 'c': changes_open(t); break;
 	case '?': t->help = true; break;
 	case 'q': return quit_key(t);
 	}
@@ -340,7 +621,9 @@ static void *tui_main(void *arg)
 
 			t->dirty = false;
 			t->urgent = false;
-			view_draw(t, start);
+			t->now = now;
+			pager_tick(t);
+			view_draw(t, now);
 			built = tui_now();
 			wnoutrefresh(stdscr);
 			need = false;
@@ -371,6 +654,16 @@ static void *tui_main(void *arg)
 		if (pfd[1].revents & POLLIN)
 			while (read(t->wake[0], drain, sizeof(drain)) > 0)
 				;
+		if (suspend_asked) {
+			suspend_asked = 0;
+			suspend_self();
+			resized = 1; /* the window may have changed while stopped */
+		}
+		if (continued) {
+			continued = 0;
+			clearok(curscr, TRUE);
+			need = true;
+		}
 		if (resized) {
 			struct winsize ws;
 
@@ -434,6 +727,8 @@ int tui_new(const struct run_info *ri, const struct tui_ctl *ctl, struct tui **r
 	t->t_open = tui_now();
 	t->rows_stale = true;
 	strbuf_init(&t->filter, 0);
+	strbuf_init(&t->pager_part, 0);
+	strbuf_init(&t->pager_search, 0);
 	if (pipe2(t->wake, O_CLOEXEC | O_NONBLOCK)) {
 		err_set(err, ERR_IO, "pipe: %s", strerror(errno));
 		model_release(&t->m);
@@ -445,8 +740,11 @@ int tui_new(const struct run_info *ri, const struct tui_ctl *ctl, struct tui **r
 	t->utf8 = cs && !strcmp(cs, "UTF-8");
 	tcgetattr(STDIN_FILENO, &saved_tio);
 	wake_fd = t->wake[1];
-	/* ours before initscr, so that ncurses leaves SIGWINCH to us */
+	/* ours before initscr, so that ncurses leaves SIGWINCH and SIGTSTP to us
+	 * (its own ^Z handler would run on whichever thread the signal hits) */
 	signal(SIGWINCH, on_winch);
+	signal(SIGTSTP, on_tstp);
+	signal(SIGCONT, on_cont);
 	if (!newterm(NULL, stdout, stdin)) {
 		close(t->wake[0]);
 		close(t->wake[1]);
@@ -569,6 +867,8 @@ void tui_free(struct tui *t)
 		endwin();
 		crash_handlers(SIG_DFL);
 		signal(SIGWINCH, SIG_DFL);
+		signal(SIGTSTP, SIG_DFL);
+		signal(SIGCONT, SIG_DFL);
 	}
 	wake_fd = -1;
 	close(t->wake[0]);
@@ -578,6 +878,11 @@ void tui_free(struct tui *t)
 	strlist_clear(&t->expanded);
 	strlist_clear(&t->pager);
 	free(t->pager_title);
+	free(t->pager_path);
+	free(t->pager_host);
+	strbuf_release(&t->pager_part);
+	strbuf_release(&t->pager_search);
+	strlist_clear(&t->abbrev);
 	free(t->sel_sig);
 	model_rows_free(t->rows, t->nrows);
 	if (t->stats)

@@ -30,6 +30,8 @@ struct tui_ctl {
 	void *arg;
 	const char *stop_what;  /* what stopping means, for the question */
 	bool replay;            /* a recorded run: the clock is the events' */
+	bool attached;          /* a run another process makes (tui --attach): read-only,
+				 * the clock is the events' */
 };
 
 struct tui;
@@ -40,6 +42,11 @@ struct tui;
  */
 int tui_new(const struct run_info *ri, const struct tui_ctl *ctl, struct tui **ret,
 	    struct err *err);
+/*
+ * Whether the terminal can draw the TUI: TERM set, not "dumb", and its
+ * terminfo entry can move the cursor. Callers print plain lines instead.
+ */
+bool tui_term_ok(void);
 /* Any thread. Matches dep_event_fn. */
 void tui_event(const struct dep_event *ev, void *tui);
 

@@ -64,6 +64,7 @@ struct run_info {
 	size_t nstages;
 	char *const *hosts;        /* inventory order; "localhost" for local stages */
 	size_t nhosts;
+	int dry_run;               /* deploy --check: nothing is changed */
 };
 
 const char *dep_event_kind_name(enum dep_event_kind k);

@@ -101,11 +101,12 @@ int eventlog_open(const char *run_dir, const struct run_info *ri,
 	free(path);
 	el = xcalloc(1, sizeof(*el));
 	el->f = f;
-	write_line(f, json_pack("{s:i, s:o, s:o, s:o, s:o}", "bringup_events", 1,
+	write_line(f, json_pack("{s:i, s:o, s:o, s:o, s:o, s:b}", "bringup_events", 1,
 				"cluster", json_text_or_null(ri->cluster),
 				"playbook", json_text_or_null(ri->playbook),
 				"stages", strings_json(ri->stages, ri->nstages),
-				"hosts", strings_json(ri->hosts, ri->nhosts)));
+				"hosts", strings_json(ri->hosts, ri->nhosts),
+				"dry_run", ri->dry_run ? 1 : 0));
 	*ret = el;
 	return 0;
 }
@@ -189,6 +190,7 @@ static int read_header(struct replay *r, const char *where, json_t *j, bool firs
 	if (first) {
 		r->cluster = xstrdup(cluster ? cluster : "?");
 		r->playbook = xstrdup(playbook ? playbook : "?");
+		r->dry_run = json_is_true(json_object_get(j, "dry_run"));
 		r->stages = stages;
 		r->hosts = hosts;
 		return 0;
@@ -266,7 +268,7 @@ static void fix_pointers(struct replay *r)
 	for (size_t i = 0; i < r->n; i++)
 		r->ev[i].changes = &r->changes[i];
 	r->info = (struct run_info){ r->cluster, r->playbook, r->run_dir, r->stages.v,
-				     r->stages.n, r->hosts.v, r->hosts.n };
+				     r->stages.n, r->hosts.v, r->hosts.n, r->dry_run };
 }
 
 int replay_load_buf(const char *name, const char *buf, size_t len,

@@ -5,7 +5,7 @@
  * run_info); every later line is one dep_event:
  *
  *   {"bringup_events": 1, "cluster": "c", "playbook": "deploy",
- *    "stages": ["memlock", ...], "hosts": ["dgx01", ...]}
+ *    "stages": ["memlock", ...], "hosts": ["dgx01", ...], "dry_run": false}
  *   {"t": 0.41, "ev": "host_done", "stage": 1, "host": "dgx03",
  *    "result": "failed", "reason": "...", "duration_s": 0.4}
  *
@@ -36,6 +36,7 @@ struct replay {
 	struct run_info info;
 	struct strlist stages, hosts;   /* info's arrays */
 	char *cluster, *playbook, *run_dir;
+	int dry_run;                    /* the description's "dry_run" (deploy --check) */
 	struct dep_event *ev;           /* in order; t grows across attempts */
 	struct strlist *changes;        /* parallel to ev */
 	struct strlist strings;         /* the events' strings */

@@ -70,22 +70,7 @@ KCFG
 # Redpaper PoC's cluster var openshift (kubeconfig $KCFG, nodes named
 # dgxNN.sim.example.com, no openshift.scale) written to OUT.
 kube_inventory() {
-	awk -v kcfg="$KCFG" '
-	{ print }
-	/^  vars:$/ && !done {
-		print "    openshift:"
-		print "      kubeconfig: \"" kcfg "\""
-		print "      user_namespaces: [adas]"
-		print "      node_domain: sim.example.com"
-		print "      csi:"
-		print "        host_path: /gpfs/ess3000_4M"
-		print "        local: { gui_host: 192.168.1.30, secret: csisecret-local, primary_fs: fs0, primary_fset: csifset }"
-		print "        remote:"
-		print "          - { id: \"215057217487177715\", gui_host: 192.168.1.52, secret: csisecret-remote }"
-		print "      volumes:"
-		print "        - { name: adas-data, dir: adas, storage: 100Gi }"
-		done = 1
-	}' "$1" >"$2"
+	sh "$root/tools/openshift-inventory.sh" "$KCFG" "$1" "$2" || fail "openshift-inventory.sh"
 }
 
 kube_down() {

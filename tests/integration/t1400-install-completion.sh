@@ -12,7 +12,8 @@ make -s -C "$top" O="$obj" install PREFIX=/usr DESTDIR="$root" >"$TEST_DIR/make.
 	fail "make install: $(tail -n 5 "$TEST_DIR/make.log")"
 for f in usr/bin/bringup usr/share/man/man1/bringup.1 \
 	usr/share/bash-completion/completions/bringup usr/share/zsh/site-functions/_bringup \
-	usr/share/doc/bringup/README.md usr/share/doc/bringup/examples/README.md \
+	usr/share/doc/bringup/README.md usr/share/doc/bringup/reference.md \
+	usr/share/doc/bringup/examples/README.md \
 	usr/share/doc/bringup/examples/redbook-poc.yaml \
 	usr/share/doc/bringup/examples/real-cluster-template.yaml; do
 	[ -f "$root/$f" ] || fail "make install left out /$f"

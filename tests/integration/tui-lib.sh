@@ -87,3 +87,77 @@ break_memlock() {
 		touch "$BRINGUP_SIM_DIR/nodes/$1/root/etc/security/limits.d" || fail "cannot break $1"
 }
 mend_memlock() { rm -f "$BRINGUP_SIM_DIR/nodes/$1/root/etc/security/limits.d"; }
+
+# matrix_ok [EVENTS]: the matrix does not lie. The rows drawn are one
+# contiguous window of the row list: "row N/M" with "↑A" rows hidden above
+# and "↓B" below, M-A-B rows drawn with no gap, no empty line while rows hide
+# below, and the chosen row N is the one line in reverse video. With EVENTS
+# (a finished run's events.jsonl), the header's hosts per state are the
+# run's own, counted per host (the worst state of its cells) from the file,
+# and no cell reads pending. Retries for up to 3 s (a frame may be on its way).
+# The system's python3 where there is one: a version manager's shim costs
+# seconds a start on a loaded machine, and matrix_ok runs after every key.
+PY3=$( [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)
+matrix_ok() {
+	k=0
+	while :; do
+		T capture-pane -p >"$TEST_DIR/scr.txt"
+		T capture-pane -p -e >"$TEST_DIR/scr-e.txt"
+		why=$("$PY3" - "$TEST_DIR/scr.txt" "$TEST_DIR/scr-e.txt" "${1:-}" <<'PY'
+import json, re, sys
+plain = open(sys.argv[1], encoding="utf-8").read().split("\n")
+esc = open(sys.argv[2], encoding="utf-8").read().split("\n")
+def bad(msg):
+    print(msg); sys.exit(0)
+sep = next((i for i in range(4, len(plain)) if re.match(r"^[─-]", plain[i])), None)
+if sep is None:
+    bad("no separator line under the rows")
+m = re.search(r" row (\d+)/(\d+)( [↑^](\d+))?( [↓v](\d+))? ", plain[sep])
+if not m:
+    bad("no 'row N/M' on the separator: " + plain[sep])
+n, total = int(m.group(1)), int(m.group(2))
+above, below = int(m.group(4) or 0), int(m.group(6) or 0)
+region = plain[4:sep]
+drawn = [i for i, l in enumerate(region) if l.strip()]
+if drawn != list(range(len(drawn))):
+    bad("a gap among the rows drawn")
+if len(drawn) != total - above - below:
+    bad("%d rows drawn, but row %d/%d with %d above and %d below" % (len(drawn), n, total, above, below))
+if below and len(drawn) != len(region):
+    bad("empty lines below while %d rows hide below" % below)
+if above and len(drawn) < len(region):
+    bad("empty lines below while %d rows hide above" % above)
+if not above + 1 <= n <= above + len(drawn):
+    bad("the chosen row %d is not among rows %d-%d" % (n, above + 1, above + len(drawn)))
+rev = [i for i in range(4, sep) if re.search(r"\x1b\[(\d+;)*7(;\d+)*m", esc[i])]
+if rev != [4 + n - above - 1]:
+    bad("reverse video on lines %s, not on the chosen row's line %d" % (rev, 4 + n - above - 1))
+if sys.argv[3]:
+    worst = {"unreachable": 8, "failed": 7, "running": 6, "pending": 5, "changed": 4, "ok": 3, "skipped": 2}
+    cells, hosts = {}, []
+    for line in open(sys.argv[3], encoding="utf-8"):
+        e = json.loads(line)
+        if "bringup_events" in e:
+            hosts = e["hosts"]
+        elif e.get("ev") == "host_done":
+            cells[(e["host"], e["stage"])] = e["result"]
+    per = {}
+    for h in hosts:
+        st = [cells[c] for c in cells if c[0] == h]
+        if st:
+            s = max(st, key=lambda r: worst[r])
+            per[s] = per.get(s, 0) + 1
+    want = [per.get(s, 0) for s in ("ok", "changed", "failed", "unreachable", "skipped", "running", "pending")]
+    got = [int(x) for x in re.findall(r"(\d+)", plain[1])]
+    if got != want:
+        bad("header counts %s, the run's are %s (ok changed failed unreach skipped running pending)" % (got, want))
+    if any("·" in l or " . " in l for l in region):
+        bad("a cell reads pending in a finished run")
+PY
+)
+		[ -z "$why" ] && return 0
+		k=$((k + 1))
+		[ $k -lt 15 ] || { cat "$TEST_DIR/scr.txt" >&2; fail "matrix: $why"; }
+		sleep 0.2
+	done
+}

@@ -20,7 +20,7 @@ static char *hosts[] = { "dgx01", "dgx02" };
 static void test_round_trip(void **state)
 {
 	char dir[] = "/tmp/test-eventlog.XXXXXX";
-	struct run_info ri = { "c1", "deploy", NULL, stages, 2, hosts, 2 };
+	struct run_info ri = { "c1", "deploy", NULL, stages, 2, hosts, 2, 1 };
 	struct strlist changes = STRLIST_INIT;
 	struct eventlog *el;
 	struct replay *r;
@@ -49,6 +49,7 @@ static void test_round_trip(void **state)
 
 	assert_int_equal(replay_load(dir, &r, &err), 0);
 	assert_string_equal(r->info.cluster, "c1");
+	assert_true(r->info.dry_run); /* a replay of --check says DRY RUN too */
 	assert_int_equal(r->info.nstages, 2);
 	assert_string_equal(r->info.hosts[1], "dgx02");
 	assert_int_equal(r->n, 5);

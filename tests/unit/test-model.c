@@ -182,6 +182,115 @@ static void test_folding(void **state)
 		free(names[i]);
 }
 
+/* A run-once stage ran on one host: the others read "not here", not pending,
+ * and count neither in the stage's total nor as the host's state. */
+static void test_run_once_not_here(void **state)
+{
+	struct model m;
+	size_t hosts[CS__COUNT], done, total;
+
+	(void)state;
+	new_model(&m, 4, four);
+	ev(&m, DEV_STAGE_START, 0, "dgx[01-04]", 0, NULL);
+	for (int i = 0; i < 4; i++)
+		ev(&m, DEV_HOST_DONE, 0, four[i], i == 2 ? RES_FAILED : RES_CHANGED, NULL);
+	ev(&m, DEV_STAGE_DONE, 0, NULL, 0, NULL);
+	ev(&m, DEV_STAGE_START, 1, "dgx[01-04]", 0, NULL);
+	model_stage_progress(&m, 1, &done, &total);
+	assert_int_equal(done, 0);
+	assert_int_equal(total, 4);
+	ev(&m, DEV_HOST_START, 1, "dgx01", 0, NULL);
+	ev(&m, DEV_HOST_DONE, 1, "dgx01", RES_OK, NULL);
+	ev(&m, DEV_STAGE_DONE, 1, NULL, 0, NULL);
+	assert_int_equal(model_cell(&m, 1, 1)->st, CS_NOTHERE);
+	assert_int_equal(model_cell(&m, 0, 1)->st, CS_OK);
+	assert_int_equal(m.count[CS_PENDING], 0);
+	model_stage_progress(&m, 1, &done, &total);
+	assert_int_equal(done, 1);
+	assert_int_equal(total, 1);
+	/* per host, not per cell: 3 changed hosts, 1 failed, nothing pending */
+	ev(&m, DEV_RUN_DONE, 0, NULL, 0, NULL);
+	model_host_counts(&m, hosts);
+	assert_int_equal(hosts[CS_CHANGED], 3);
+	assert_int_equal(hosts[CS_FAILED], 1);
+	assert_int_equal(hosts[CS_PENDING], 0);
+	assert_int_equal(hosts[CS_OK], 0);
+	assert_int_equal(model_host_state(&m, 2), CS_FAILED);
+	model_release(&m);
+}
+
+/* A stage's ETA comes from the pace of its hosts done so far. */
+static void test_stage_eta(void **state)
+{
+	struct model m;
+	struct dep_event e = { .kind = DEV_STAGE_START, .stage = 0, .hosts = "dgx[01-04]", .t = 10 };
+
+	(void)state;
+	new_model(&m, 4, four);
+	model_apply(&m, &e);
+	assert_true(model_stage_eta(&m, 0, 12) < 0); /* nothing done yet */
+	e = (struct dep_event){ .kind = DEV_HOST_DONE, .stage = 0, .host = "dgx01",
+				.result = RES_OK, .t = 20 };
+	model_apply(&m, &e);
+	/* one host in 10 s, three to go */
+	assert_true(model_stage_eta(&m, 0, 20) > 29.9 && model_stage_eta(&m, 0, 20) < 30.1);
+	model_release(&m);
+}
+
+/* What changed is kept per cell (the 'c' list); a dry run says so. */
+static void test_changes_and_dry_run(void **state)
+{
+	struct model m;
+	struct run_info ri = { "c1", "deploy", NULL, stages, 2, four, 4, 1 };
+	struct strlist ch = STRLIST_INIT;
+	struct dep_event e = { .kind = DEV_HOST_DONE, .stage = 0, .host = "dgx02",
+			       .result = RES_CHANGED, .changes = &ch };
+
+	(void)state;
+	model_init(&m, &ri);
+	assert_true(m.dry_run);
+	strlist_push(&ch, "write /etc/security/limits.d/99-bringup-memlock.conf");
+	model_apply(&m, &e);
+	assert_int_equal(model_cell(&m, 1, 0)->changes.n, 1);
+	assert_string_equal(model_cell(&m, 1, 0)->changes.v[0], ch.v[0]);
+	strlist_clear(&ch);
+	model_release(&m);
+}
+
+static void expect_abbrev(char **names, size_t n, size_t w, const char *const *want)
+{
+	struct strlist a = STRLIST_INIT;
+
+	model_abbrev(names, n, w, &a);
+	assert_int_equal(a.n, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(strlen(a.v[i]) <= w);
+		if (want)
+			assert_string_equal(a.v[i], want[i]);
+		for (size_t j = 0; j < i; j++)
+			assert_string_not_equal(a.v[i], a.v[j]);
+	}
+	strlist_clear(&a);
+}
+
+/* Stage names fit their column and stay distinct: never "sca" six times. */
+static void test_abbrev(void **state)
+{
+	char *scale[] = { "scale_install", "scale_cluster", "scale_tune", "scale_start",
+			  "scale_remote_mount", "scale_rdma" };
+	char *clash[] = { "validate_a", "validate_a2", "vxa", "va" };
+	static const char *const at3[] = { "sin", "scl", "stu", "sst", "srm", "srd" };
+	static const char *const at9[] = { "s.install", "s.cluster", "s.tune", "s.start",
+					   "s.r.mount", "s.rdma" };
+
+	(void)state;
+	expect_abbrev(scale, 6, 3, at3);
+	expect_abbrev(scale, 6, 9, at9);
+	expect_abbrev(scale, 6, 30, (const char *const *)scale);
+	for (size_t w = 1; w < 8; w++)
+		expect_abbrev(clash, 4, w + 1, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -189,6 +298,10 @@ int main(void)
 		cmocka_unit_test(test_output_is_bounded),
 		cmocka_unit_test(test_filter_and_failures_only),
 		cmocka_unit_test(test_folding),
+		cmocka_unit_test(test_run_once_not_here),
+		cmocka_unit_test(test_stage_eta),
+		cmocka_unit_test(test_changes_and_dry_run),
+		cmocka_unit_test(test_abbrev),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);

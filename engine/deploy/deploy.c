@@ -404,6 +404,12 @@ static void job_done(struct deploy *d, struct host_job *job, struct task *task)
 		if (job->host < d->inv->nhosts && !d->failed[job->host])
 			d->failed[job->host] = xasprintf("%s at stage %s", r == RES_UNREACHABLE ?
 							 "unreachable" : "failed", s->name);
+		/* Another release runs: only `bringup upgrade` changes that, so
+		 * nothing more starts anywhere (no half-moved cluster). */
+		if (task->rc == ERR_RELEASE && !d->abort_reason)
+			d->abort_reason = xasprintf("stage %s: %s runs another release than "
+						    "the inventory's (see its message): the run "
+						    "stops", s->name, host_name(d, job->host));
 	} else if (r == RES_SKIPPED) {
 		reason = xstrdup(job->mc.skip_reason ? job->mc.skip_reason : "skipped");
 	}

@@ -284,6 +284,33 @@ static void plan_pending_reboot(struct mod_ctx *mc, const char *out)
 	strbuf_release(&why);
 }
 
+/*
+ * The desired release is installed: it must also run. An install that an
+ * earlier run began and did not see through (its mark is there: cut in the
+ * installer or before the restart) is done again; a stack not running
+ * (openibd not active, ib_core not loaded) is restarted.
+ */
+static int plan_finish(struct mod_ctx *mc, const char *out, const char *installed)
+{
+	if (probe_is(out, "install_cut", "yes")) {
+		mod_note(mc, "an earlier install was not seen through "
+			 "(/var/lib/bringup/ofed-install-pending): installing again");
+		return from_repo(mc) ? plan_repo(mc, out, installed) :
+		       plan_install(mc, out, installed);
+	}
+	if ((!probe_is(out, "openibd", "active") && !probe_is(out, "openibd", "unknown")) ||
+	    !probe_is(out, "stack", "loaded")) {
+		mod_set(mc, "restart_only", "yes");
+		mod_change(mc, NULL, "restart openibd: %s is installed but its driver stack is "
+			   "not running (openibd %s, ib_core %s)", installed,
+			   probe_is(out, "openibd", "") ? "inactive" : "not active",
+			   probe_is(out, "stack", "loaded") ? "loaded" : "not loaded");
+		return 0;
+	}
+	plan_pending_reboot(mc, out);
+	return 0;
+}
+
 static int ofed_check(struct mod_ctx *mc)
 {
 	const char *want = mod_param_str(mc, "version");
@@ -310,7 +337,7 @@ static int ofed_check(struct mod_ctx *mc)
 		if (same_release(installed.buf, want) ||
 		    (!mod_param_bool(mc, "release_change") &&
 		     same_release(installed.buf, mod_param_str(mc, "upgraded"))))
-			plan_pending_reboot(mc, res.out.buf);
+			rc = plan_finish(mc, res.out.buf, installed.buf);
 		else if (installed.len && !mod_param_bool(mc, "release_change"))
 			rc = mod_fail(mc, ERR_RELEASE, "runs %s, the inventory asks for %s "
 				      "(ofed_version): deploy never installs another release "
@@ -450,6 +477,8 @@ static int ofed_apply(struct mod_ctx *mc)
 
 	if (*mod_get(mc, "pending_reboot"))
 		return reboot_if_needed(mc, mod_get(mc, "pending_reboot"));
+	if (*mod_get(mc, "restart_only"))
+		return restart_stack(mc);
 	if (from_repo(mc))
 		return install_from_repo(mc);
 	rc = upload_dir(mc, mod_param_str(mc, "dest"), "the tarball");

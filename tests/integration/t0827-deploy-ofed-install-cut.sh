@@ -23,12 +23,13 @@ active() { cat "$NODES/$1/state/services/openibd/active" 2>/dev/null; }
 	>"$TEST_DIR/cut.out" 2>&1 &
 pid=$!
 i=0
-until [ -e "$(mark dgx01)" ]; do
+# the install command has started (the only one with the installer's flags)
+until grep -q -- "'--force'" "$NODES/dgx01/log/commands.log" 2>/dev/null; do
 	kill -0 $pid 2>/dev/null || fail "deploy ended before the install: $(cat "$TEST_DIR/cut.out")"
 	i=$((i + 1)); [ $i -lt 600 ] || fail "the install never started"
 	sleep 0.05
 done
-sleep 0.5
+sleep 1
 kill -KILL $pid
 wait $pid 2>/dev/null
 # whatever the installer left (it may go on without its client), the stack

@@ -15,6 +15,7 @@
 #include "../engine/base/template.h"
 #include "../engine/base/xalloc.h"
 #include "../engine/deploy/module.h"
+#include "../engine/deploy/upgrade.h"
 #include "../modules/offline.h"
 #include "../tui/tui.h"
 
@@ -552,6 +553,35 @@ static int use_bundle(const struct deploy_args *a, struct inventory *inv, struct
 	return rc;
 }
 
+/*
+ * What finished upgrades installed (STATE/upgrade/releases) is desired where
+ * a host runs it, whatever the inventory still says: the modules' `upgraded`
+ * parameter; and a plain deploy says which inventory keys to change.
+ */
+static void use_upgraded_releases(const struct inventory *inv, struct playbook *pb,
+				  const char *state_dir)
+{
+	struct upgrade_to rel;
+	struct strbuf keys = STRBUF_INIT;
+
+	if (!upgrade_releases(state_dir, &rel))
+		return;
+	if (rel.ofed)
+		playbook_default_param(pb, "ofed", "upgraded", rel.ofed);
+	if (rel.scale)
+		playbook_default_param(pb, "scale_install", "upgraded", rel.scale);
+	if (rel.driver)
+		playbook_default_param(pb, "gpu_driver", "upgraded", rel.driver);
+	if (strcmp(pb->name, "upgrade"))
+		upgrade_inventory_keys(inv, &rel, &keys);
+	if (keys.len)
+		fprintf(stderr, "bringup deploy: note: `bringup upgrade` installed releases "
+			"the inventory does not name (%s/upgrade/releases); deploy keeps them "
+			"where they run: %s", state_dir, keys.buf);
+	strbuf_release(&keys);
+	upgrade_to_release(&rel);
+}
+
 int cmd_deploy(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct deploy_args a = { 0 };
@@ -594,6 +624,7 @@ int cmd_deploy(const struct cmd_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	rp.state_dir = a.state_dir ? xstrdup(a.state_dir) : state_dir_default(inv->cluster_name);
+	use_upgraded_releases(inv, pb, rp.state_dir);
 	if (a.check) {
 		char *id = run_id_new();
 

@@ -227,6 +227,34 @@ static int write_file(const char *path, const char *buf, size_t len, struct err 
  * After the run, one line per node from the last run's journal: upgraded,
  * failed at a stage, stopped part-way, or untouched (its batch never began).
  */
+/*
+ * A finished upgrade: its releases recorded in STATE/upgrade/releases (a
+ * deploy takes them as desired where the cluster runs them), and the
+ * inventory keys that still name the old ones said.
+ */
+static int finish_upgrade(const struct inventory *inv, const char *state)
+{
+	struct upgrade_to done;
+	struct strbuf keys = STRBUF_INIT;
+	struct err err = ERR_INIT;
+	int status = EXIT_OK;
+
+	if (upgrade_finish(state, &done, &err)) {
+		fprintf(stderr, "bringup upgrade: the upgrade finished but its releases are not "
+			"recorded: %s\n", err_msg(&err));
+		status = EXIT_FAILED;
+	}
+	upgrade_inventory_keys(inv, &done, &keys);
+	if (keys.len)
+		printf("the cluster now runs what the inventory does not say: %s"
+		       "(until then, deploy keeps the releases this upgrade installed, "
+		       "recorded in %s/upgrade/releases)\n", keys.buf, state);
+	upgrade_to_release(&done);
+	strbuf_release(&keys);
+	err_clear(&err);
+	return status;
+}
+
 static void print_node_states(const struct inventory *inv, const char *state)
 {
 	struct journal *j = NULL;
@@ -431,7 +459,7 @@ int cmd_upgrade(const struct cmd_ctx *ctx, int argc, char **argv)
 		printf("resuming the upgrade planned in %s\n", pb);
 		status = run_deploy(ctx, &a, pb, state);
 		if (status == EXIT_OK)
-			upgrade_unmark(state);
+			status = finish_upgrade(inv, state);
 		if (status != EXIT_USAGE)
 			print_node_states(inv, state);
 		goto out;
@@ -480,7 +508,7 @@ int cmd_upgrade(const struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	status = run_deploy(ctx, &a, pb, state);
 	if (status == EXIT_OK)
-		upgrade_unmark(state);
+		status = finish_upgrade(inv, state);
 	if (status != EXIT_USAGE)
 		print_node_states(inv, state);
 	/* nodes the plan could not take: the upgrade is not finished */

@@ -37,11 +37,17 @@ static const struct param_spec params[] = {
 	  "seconds the runfile may take (it builds the kernel modules with DKMS)", NULL },
 	{ "installer", PARAM_STRING, "", "gpu_driver_installer",
 	  "the driver's runfile on the admin host, NVIDIA-Linux-ARCH-VERSION.run", NULL },
+	{ "release_change", PARAM_BOOL, "false", NULL,
+	  "install over another installed driver release (set by `bringup upgrade`'s playbook; "
+	  "deploy never does: it stops naming `bringup upgrade --to driver=`)", NULL },
 	{ "reboot", PARAM_BOOL, "true", "gpu_driver_reboot",
 	  "reboot after installing and wait for SSH (false: load the new modules in place)",
 	  NULL },
 	{ "reboot_timeout", PARAM_UINT, "1200", "gpu_driver_reboot_timeout",
 	  "seconds a rebooting host has to answer over SSH again", NULL },
+	{ "upgraded", PARAM_STRING, "", NULL,
+	  "the release the last finished `bringup upgrade` installed (deploy reads it from "
+	  "the state directory): a host that has it is as desired whatever gpu_driver says", NULL },
 	{ "version", PARAM_STRING, "", "gpu_driver",
 	  "desired driver version, e.g. 550.90.07", NULL },
 	{ NULL },
@@ -227,8 +233,22 @@ static int driver_check(struct mod_ctx *mc)
 	mod_set(mc, "services", services.buf);
 	mod_set(mc, "now", now.buf);
 	mod_set(mc, "mode", "none");
+	/* what a finished upgrade installed stands for the inventory's release */
+	if (strcmp(installed.buf, want) && *mod_param_str(mc, "upgraded") &&
+	    !mod_param_bool(mc, "release_change") &&
+	    !strcmp(installed.buf, mod_param_str(mc, "upgraded")))
+		want = mod_param_str(mc, "upgraded");
 	if (!strcmp(installed.buf, want) && all_are(running.buf, want))
 		goto out;
+	if (installed.len && strcmp(installed.buf, want) &&
+	    !mod_param_bool(mc, "release_change")) {
+		rc = mod_fail(mc, ERR_RELEASE, "has driver %s installed, the inventory asks "
+			      "for %s (gpu_driver): deploy never installs another release "
+			      "over an installed one; change it with `bringup upgrade "
+			      "--to driver=%s`, or set gpu_driver to the installed release",
+			      installed.buf, want, want);
+		goto out;
+	}
 	if (!strcmp(installed.buf, want)) {
 		/* Installed by an earlier run that did not get to its reboot. */
 		mod_set(mc, "mode", "activate");

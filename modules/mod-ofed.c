@@ -74,6 +74,9 @@ static const struct param_spec params[] = {
 	  "yes or no", valid_auto },
 	{ "port_timeout", PARAM_UINT, "120", "ofed_port_timeout",
 	  "seconds to wait for the InfiniBand ports to train after the restart", NULL },
+	{ "release_change", PARAM_BOOL, "false", NULL,
+	  "install over another running release (set by `bringup upgrade`'s playbook; deploy "
+	  "never does: it stops naming `bringup upgrade --to ofed=`)", NULL },
 	{ "reboot", PARAM_STRING, "auto", "ofed_reboot",
 	  "auto: reboot when the install needs it (firmware updated, openibd could not "
 	  "restart) and wait for SSH; never: fail saying that a reboot is needed", valid_reboot },
@@ -85,6 +88,9 @@ static const struct param_spec params[] = {
 	  "where OFED comes from: tarball, or repo (a repository the hosts reach)", valid_source },
 	{ "tarball", PARAM_STRING, "", "ofed_tarball",
 	  "MLNX_OFED tarball on the admin host", NULL },
+	{ "upgraded", PARAM_STRING, "", NULL,
+	  "the release the last finished `bringup upgrade` installed (deploy reads it from "
+	  "the state directory): a host running it is as desired whatever ofed_version says", NULL },
 	{ "version", PARAM_STRING, "", "ofed_version",
 	  "desired version, e.g. MLNX_OFED_LINUX-4.7-3.2.9.0 or 24.10-1.1.4.0", NULL },
 	{ NULL },
@@ -278,6 +284,33 @@ static void plan_pending_reboot(struct mod_ctx *mc, const char *out)
 	strbuf_release(&why);
 }
 
+/*
+ * The desired release is installed: it must also run. An install that an
+ * earlier run began and did not see through (its mark is there: cut in the
+ * installer or before the restart) is done again; a stack not running
+ * (openibd not active, ib_core not loaded) is restarted.
+ */
+static int plan_finish(struct mod_ctx *mc, const char *out, const char *installed)
+{
+	if (probe_is(out, "install_cut", "yes")) {
+		mod_note(mc, "an earlier install was not seen through "
+			 "(/var/lib/bringup/ofed-install-pending): installing again");
+		return from_repo(mc) ? plan_repo(mc, out, installed) :
+		       plan_install(mc, out, installed);
+	}
+	if ((!probe_is(out, "openibd", "active") && !probe_is(out, "openibd", "unknown")) ||
+	    !probe_is(out, "stack", "loaded")) {
+		mod_set(mc, "restart_only", "yes");
+		mod_change(mc, NULL, "restart openibd: %s is installed but its driver stack is "
+			   "not running (openibd %s, ib_core %s)", installed,
+			   probe_is(out, "openibd", "") ? "inactive" : "not active",
+			   probe_is(out, "stack", "loaded") ? "loaded" : "not loaded");
+		return 0;
+	}
+	plan_pending_reboot(mc, out);
+	return 0;
+}
+
 static int ofed_check(struct mod_ctx *mc)
 {
 	const char *want = mod_param_str(mc, "version");
@@ -300,11 +333,20 @@ static int ofed_check(struct mod_ctx *mc)
 		strbuf_rtrim(&installed);
 		if (installed.len && installed.buf[installed.len - 1] == ':')
 			strbuf_setlen(&installed, installed.len - 1);
-		if (!same_release(installed.buf, want))
+		/* in an upgrade's own run, only its --to release is desired */
+		if (same_release(installed.buf, want) ||
+		    (!mod_param_bool(mc, "release_change") &&
+		     same_release(installed.buf, mod_param_str(mc, "upgraded"))))
+			rc = plan_finish(mc, res.out.buf, installed.buf);
+		else if (installed.len && !mod_param_bool(mc, "release_change"))
+			rc = mod_fail(mc, ERR_RELEASE, "runs %s, the inventory asks for %s "
+				      "(ofed_version): deploy never installs another release "
+				      "over a running one; change it with `bringup upgrade "
+				      "--to ofed=%s`, or set ofed_version to the running release",
+				      installed.buf, want, want);
+		else
 			rc = from_repo(mc) ? plan_repo(mc, res.out.buf, installed.buf) :
 			     plan_install(mc, res.out.buf, installed.buf);
-		else
-			plan_pending_reboot(mc, res.out.buf);
 	}
 	cmd_result_release(&res);
 	strbuf_release(&installed);
@@ -435,6 +477,8 @@ static int ofed_apply(struct mod_ctx *mc)
 
 	if (*mod_get(mc, "pending_reboot"))
 		return reboot_if_needed(mc, mod_get(mc, "pending_reboot"));
+	if (*mod_get(mc, "restart_only"))
+		return restart_stack(mc);
 	if (from_repo(mc))
 		return install_from_repo(mc);
 	rc = upload_dir(mc, mod_param_str(mc, "dest"), "the tarball");

@@ -40,6 +40,13 @@ static const struct param_spec params[] = {
 	{ "installer", PARAM_STRING, "", "gpfs_installer",
 	  "the extracted Spectrum Scale installer on the admin host (the directory that "
 	  "holds gpfs_rpms/ or gpfs_debs/)", NULL },
+	{ "release_change", PARAM_BOOL, "false", NULL,
+	  "install over another installed release (set by `bringup upgrade`'s playbook; deploy "
+	  "never does: it stops naming `bringup upgrade --to scale=`)", NULL },
+	{ "upgraded", PARAM_STRING, "", NULL,
+	  "the release the last finished `bringup upgrade` installed, as 5.1.2.1 (deploy reads "
+	  "it from the state directory): a host running it is as desired whatever the "
+	  "installer holds", NULL },
 	{ NULL },
 };
 
@@ -242,6 +249,47 @@ static int plan_packages(struct mod_ctx *mc, const char *out, const struct insta
 	return rc;
 }
 
+/*
+ * Another installed release (gpfs.base) is never replaced by deploy: only
+ * `bringup upgrade` does that, node by node under the quorum guard. A host
+ * at the release a finished upgrade installed is as desired (*ret_keep).
+ */
+static int check_release(struct mod_ctx *mc, const char *out, const struct installer *in,
+			 bool *ret_keep)
+{
+	struct strbuf have = STRBUF_INIT;
+	const char *upgraded = mod_param_str(mc, "upgraded");
+	char *rel = NULL, *dash;
+	int rc = 0;
+
+	*ret_keep = false;
+	for (size_t i = 0; i < in->npkgs; i++)
+		if (!strcmp(in->pkgs[i].name, "gpfs.base") &&
+		    probe_value(out, "pkg_gpfs.base", &have) && have.len &&
+		    strcmp(have.buf, in->pkgs[i].version)) {
+			/* 5.1.2-1, as packaged, is release 5.1.2.1 */
+			rel = xstrdup(have.buf);
+			if ((dash = strrchr(rel, '-')))
+				*dash = '.';
+			if (*upgraded && !strcmp(rel, upgraded) &&
+			    !mod_param_bool(mc, "release_change"))
+				*ret_keep = true;
+			else if (!mod_param_bool(mc, "release_change"))
+				rc = mod_fail(mc, ERR_RELEASE, "runs Spectrum Scale %s (gpfs.base "
+					      "%s), the installer %s (gpfs_installer) holds %s: "
+					      "deploy never installs another release over a "
+					      "running one; change it with `bringup upgrade --to "
+					      "scale=%s`, or set gpfs_installer to the running "
+					      "release's installer", rel, have.buf,
+					      mod_param_str(mc, "installer"), in->version,
+					      in->version);
+			break;
+		}
+	free(rel);
+	strbuf_release(&have);
+	return rc;
+}
+
 /* The portability layer must be built for the running kernel. */
 static int plan_gpl(struct mod_ctx *mc, const char *out, const struct installer *in)
 {
@@ -288,6 +336,7 @@ static int si_check(struct mod_ctx *mc)
 	struct installer in;
 	struct strbuf family = STRBUF_INIT;
 	struct cmd_result res;
+	bool keep = false;
 	int rc;
 
 	/* Refused before anything changes, rather than silently not built. */
@@ -308,6 +357,8 @@ static int si_check(struct mod_ctx *mc)
 	mod_set(mc, "family", family.buf);
 	rc = installer_read(mc, family.buf, &in);
 	if (!rc)
+		rc = check_release(mc, res.out.buf, &in, &keep);
+	if (!rc && !keep)
 		rc = plan_packages(mc, res.out.buf, &in);
 	if (!rc)
 		rc = plan_gpl(mc, res.out.buf, &in);

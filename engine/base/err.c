@@ -23,6 +23,7 @@ static const char *const names[] = {
 	[13] = "cancelled",
 	[14] = "internal error",
 	[15] = "deferred",
+	[16] = "another release runs",
 };
 
 const char *err_str(int code)

@@ -26,6 +26,7 @@ enum err_code {
 	ERR_CANCELLED = -13, /* stopped on request (SIGINT) */
 	ERR_INTERNAL = -14,
 	ERR_DEFERRED = -15,  /* internal: a check stopped at its first command (prefetch) */
+	ERR_RELEASE = -16,   /* a host runs another release than asked: only an upgrade changes it */
 };
 
 struct err {

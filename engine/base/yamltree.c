@@ -25,22 +25,43 @@
  * shared settings need, far below a "billion laughs" document. */
 #define YTREE_MAX_ALIAS_NODES 100000u
 
-/* libyaml gives a byte offset, not a mark, for undecodable input. */
+/*
+ * libyaml gives a byte offset into the raw input, not a mark, for
+ * undecodable input; the offset counts a byte order mark. libyaml reads
+ * UTF-16 only after a BOM (reader.c, yaml_parser_determine_encoding), so the
+ * encoding it settled on says how to count characters.
+ */
 static int fail_reader(struct ytree *t, yaml_parser_t *p, const char *buf,
 		       size_t len)
 {
+	const unsigned char *b = (const unsigned char *)buf;
 	size_t line = 1, col = 1, end = p->problem_offset < len ? p->problem_offset : len;
+	bool utf16 = p->encoding == YAML_UTF16LE_ENCODING ||
+		     p->encoding == YAML_UTF16BE_ENCODING;
+	size_t i = utf16 ? 2 : len >= 3 && !memcmp(b, "\xef\xbb\xbf", 3) ? 3 : 0;
 
-	for (size_t i = 0; i < end; i++) {
-		if (buf[i] == '\n') {
+	for (; utf16 && i + 1 < end; i += 2) {
+		unsigned unit = p->encoding == YAML_UTF16LE_ENCODING ?
+				b[i] | (unsigned)b[i + 1] << 8 : (unsigned)b[i] << 8 | b[i + 1];
+
+		if (unit == '\n') {
 			line++;
 			col = 1;
-		} else if (((unsigned char)buf[i] & 0xc0) != 0x80) {
+		} else if (unit < 0xdc00 || unit > 0xdfff) { /* not a low surrogate */
 			col++;
 		}
 	}
-	return err_set(t->err, ERR_PARSE, "%s:%zu:%zu: %s, expected UTF-8 text",
-		       t->file, line, col, p->problem ? p->problem : "unreadable input");
+	for (; !utf16 && i < end; i++) {
+		if (buf[i] == '\n') {
+			line++;
+			col = 1;
+		} else if ((b[i] & 0xc0) != 0x80) {
+			col++;
+		}
+	}
+	return err_set(t->err, ERR_PARSE, "%s:%zu:%zu: %s, expected %s text",
+		       t->file, line, col, p->problem ? p->problem : "unreadable input",
+		       utf16 ? "UTF-16" : "UTF-8");
 }
 
 static int fail_syntax(struct ytree *t, yaml_parser_t *p)
@@ -237,6 +258,74 @@ static int check_nesting(struct ytree *t, const char *buf, size_t len)
 	return ret;
 }
 
+/* 'text' of `len` bytes, cut at DESCRIBE_MAX characters; control
+ * characters (NUL included) shown as \xHH or \u00HH, since messages reach
+ * terminals (an ESC in a value must not act there). */
+static char *describe_bytes(const char *s, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, chars = 0;
+
+	strbuf_addch(&sb, '\'');
+	for (i = 0; i < len && (chars < DESCRIBE_MAX || ((unsigned char)s[i] & 0xc0) == 0x80);
+	     i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if ((c & 0xc0) != 0x80)
+			chars++;
+		if (c < 0x20 || c == 0x7f)
+			strbuf_addf(&sb, "\\x%02x", c);
+		else if (c == 0xc2 && i + 1 < len && (unsigned char)s[i + 1] >= 0x80 &&
+			 (unsigned char)s[i + 1] <= 0x9f)
+			strbuf_addf(&sb, "\\u%04x", (unsigned char)s[++i]);
+		else
+			strbuf_addch(&sb, (char)c);
+	}
+	strbuf_addstr(&sb, i < len ? "...'" : "'");
+	return strbuf_detach(&sb, NULL);
+}
+
+/*
+ * Every scalar, keys included, is text without control characters: no NUL
+ * (libyaml keeps "\0" and "\x00" escapes in a scalar of explicit length,
+ * which every C string reader would cut short: "dgx\0evil" read as "dgx"),
+ * no C0 control but tab and newline, no DEL, no C1 control (U+0080-U+009F,
+ * "\e" or "\N" escapes). libyaml refuses them raw in the file, whatever its
+ * encoding, but not escaped in double quotes.
+ */
+static int check_text(struct ytree *t)
+{
+	for (yaml_node_t *n = t->doc.nodes.start; n < t->doc.nodes.top; n++) {
+		const unsigned char *v;
+		size_t len, chars = 0;
+
+		if (n->type != YAML_SCALAR_NODE)
+			continue;
+		v = n->data.scalar.value;
+		len = n->data.scalar.length;
+		for (size_t i = 0; i < len; i++) {
+			unsigned c = v[i];
+			char *found;
+
+			if ((c & 0xc0) != 0x80)
+				chars++;
+			if (c == '\t' || c == '\n' ||
+			    ((c >= 0x20 && c != 0x7f) &&
+			     !(c == 0xc2 && i + 1 < len && v[i + 1] >= 0x80 && v[i + 1] <= 0x9f)))
+				continue;
+			found = describe_bytes((const char *)v, len);
+			ytree_fail(t, n, ytree_text_col(n), "found control character %s%02X "
+				   "as character %zu of %s, expected text without control "
+				   "characters (tab and newline allowed)",
+				   c == 0xc2 ? "U+00" : "0x", c == 0xc2 ? v[i + 1] : c,
+				   chars, found);
+			free(found);
+			return ERR_INVENTORY;
+		}
+	}
+	return 0;
+}
+
 int ytree_load(struct ytree *t, const char *file, const char *buf, size_t len,
 	       struct err *err)
 {
@@ -259,6 +348,8 @@ int ytree_load(struct ytree *t, const char *file, const char *buf, size_t len,
 	t->loaded = true;
 	if (ytree_root(t))
 		ret = check_single_document(t, &parser, buf, len);
+	if (!ret)
+		ret = check_text(t);
 	if (!ret)
 		ret = check_graph(t);
 out:
@@ -446,26 +537,6 @@ bool ytree_is_empty(const yaml_node_t *n)
 	       n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
 }
 
-/* 'text', cut at DESCRIBE_MAX; control characters shown as \xHH, since
- * messages reach terminals (an ESC in a value must not act there). */
-static char *describe_scalar(const char *s)
-{
-	struct strbuf sb = STRBUF_INIT;
-	size_t i;
-
-	strbuf_addch(&sb, '\'');
-	for (i = 0; s[i] && i < DESCRIBE_MAX; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x20 || c == 0x7f)
-			strbuf_addf(&sb, "\\x%02x", c);
-		else
-			strbuf_addch(&sb, (char)c);
-	}
-	strbuf_addstr(&sb, s[i] ? "...'" : "'");
-	return strbuf_detach(&sb, NULL);
-}
-
 char *ytree_describe(const yaml_node_t *n)
 {
 	switch (n->type) {
@@ -476,7 +547,7 @@ char *ytree_describe(const yaml_node_t *n)
 	case YAML_SCALAR_NODE:
 		if (ytree_is_empty(n))
 			return xstrdup("an empty value");
-		return describe_scalar(ytree_str(n));
+		return describe_bytes(ytree_str(n), n->data.scalar.length);
 	default:
 		return xstrdup("nothing");
 	}

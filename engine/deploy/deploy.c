@@ -395,6 +395,12 @@ static void job_done(struct deploy *d, struct host_job *job, struct task *task)
 		if (job->host < d->inv->nhosts && !d->failed[job->host])
 			d->failed[job->host] = xasprintf("%s at stage %s", r == RES_UNREACHABLE ?
 							 "unreachable" : "failed", s->name);
+		/* Another release runs: only `bringup upgrade` changes that, so
+		 * nothing more starts anywhere (no half-moved cluster). */
+		if (task->rc == ERR_RELEASE && !d->abort_reason)
+			d->abort_reason = xasprintf("stage %s: %s runs another release than "
+						    "the inventory's (see its message): the run "
+						    "stops", s->name, host_name(d, job->host));
 	} else if (r == RES_SKIPPED) {
 		reason = xstrdup(job->mc.skip_reason ? job->mc.skip_reason : "skipped");
 	}
@@ -753,6 +759,32 @@ static size_t run_batches(struct deploy *d, size_t stage, const size_t *todo, si
 	return nfailed;
 }
 
+/*
+ * A run_once stage acts for every host of the stage that had not failed
+ * (mod_run_hosts): the journal records each of them as completed by it, so
+ * that --resume runs the stage again exactly when a host of it was left
+ * out (failed earlier, unreachable, outside --limit), and then for that
+ * host (engine path for per-host retries of cluster-wide stages too).
+ */
+static void record_once_covered(struct deploy *d, size_t stage, const size_t *hosts, size_t n,
+				size_t ran)
+{
+	const struct deploy_cell *c = cell(d, stage, ran);
+	char *why;
+
+	if (!d->journal || not_done(c->result))
+		return;
+	why = xasprintf("done for it by the run_once run on %s", host_name(d, ran));
+	for (size_t i = 0; i < n; i++)
+		if (hosts[i] != ran && !d->failed[hosts[i]] &&
+		    !journal_host_completed(d->journal, d->pb->stages[stage].name,
+					    host_name(d, hosts[i])))
+			journal_host_done(d->journal, d->pb->stages[stage].name,
+					  host_name(d, hosts[i]), host_result_name(c->result),
+					  &c->changes, why, 0);
+	free(why);
+}
+
 static void run_stage(struct deploy *d, size_t stage)
 {
 	const struct stage *s = &d->pb->stages[stage];
@@ -761,13 +793,11 @@ static void run_stage(struct deploy *d, size_t stage)
 	char *filtered = stage_filtered(d, stage);
 	struct dep_event ev = { .kind = DEV_STAGE_START, .stage = stage };
 	struct strbuf set = STRBUF_INIT;
-	bool once_done = false;
 
 	if (!n)
 		goto out;
-	/* A run_once stage that an earlier attempt completed on any host is done. */
-	for (size_t i = 0; s->run_once && d->journal && i < n; i++)
-		once_done |= journal_host_completed(d->journal, s->name, host_name(d, hosts[i]));
+	/* A run_once stage runs again (on the first host it has not covered)
+	 * while an earlier attempt left a host of it out: record_once_covered. */
 	fold_hosts(d, hosts, n, &set);
 	ev.hosts = set.buf;
 	emit(d, &ev);
@@ -777,7 +807,7 @@ static void run_stage(struct deploy *d, size_t stage)
 		nblocked += !filtered && d->failed[hosts[i]] && !d->abort_reason &&
 			    !(d->journal && journal_host_completed(d->journal, s->name,
 								   host_name(d, hosts[i])));
-		if (admit(d, stage, hosts[i], filtered) && (!s->run_once || (!ntodo && !once_done)))
+		if (admit(d, stage, hosts[i], filtered) && (!s->run_once || !ntodo))
 			todo[ntodo++] = hosts[i];
 	}
 	nfailed = run_batches(d, stage, todo, ntodo);
@@ -785,6 +815,8 @@ static void run_stage(struct deploy *d, size_t stage)
 		check_max_fail(d, stage, nblocked + nfailed, nblocked + ntodo);
 	if (s->run_once && ntodo && not_done(cell(d, stage, todo[0])->result))
 		fail_once_stage(d, stage, hosts, n, todo[0]);
+	else if (s->run_once && ntodo)
+		record_once_covered(d, stage, hosts, n, todo[0]);
 	ev = (struct dep_event){ .kind = DEV_STAGE_DONE, .stage = stage };
 	emit(d, &ev);
 	save(d, true);

@@ -455,6 +455,26 @@ static const struct stage_param *find_param(const struct stage *s, const char *n
 	return NULL;
 }
 
+size_t playbook_default_param(struct playbook *pb, const char *module, const char *name,
+			      const char *value)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < pb->nstages; i++) {
+		struct stage *s = &pb->stages[i];
+		struct stage_param *sp;
+
+		if (strcmp(s->module->name, module) || !module_param(s->module, name) ||
+		    find_param(s, name))
+			continue;
+		s->params = xrealloc(s->params, (s->nparams + 1) * sizeof(*s->params));
+		sp = &s->params[s->nparams++];
+		*sp = (struct stage_param){ xstrdup(name), json_string(value), s->line, s->col };
+		n++;
+	}
+	return n;
+}
+
 /* One parameter for one host; returns a new reference or NULL with err set. */
 static json_t *param_for_host(const struct playbook *pb, const struct stage *s,
 			      const struct param_spec *p, const struct host *h,

@@ -89,6 +89,14 @@ void playbook_free(struct playbook *pb);
  */
 int playbook_resolve(struct playbook *pb, const struct inventory *inv, struct err *err);
 
+/*
+ * Sets string parameter `name` of every stage of `module` that does not set
+ * it itself (above the inventory's variable; see above), e.g. what the
+ * state directory knows. Returns how many stages got it.
+ */
+size_t playbook_default_param(struct playbook *pb, const char *module, const char *name,
+			      const char *value);
+
 /* The stage named `name`, or -1. */
 int playbook_stage_index(const struct playbook *pb, const char *name);
 

@@ -291,9 +291,10 @@ void upgrade_unmark(const char *state_dir)
 	free(path);
 }
 
-bool upgrade_in_progress(const char *state_dir, struct upgrade_to *ret)
+/* Reads a file of one --to line ("ofed=X,scale=Y") into *ret. */
+static bool read_to_file(const char *path, struct upgrade_to *ret)
 {
-	char *path = xasprintf("%s/upgrade/in-progress", state_dir), line[1024];
+	char line[1024];
 	FILE *f = fopen(path, "r");
 	struct err err = ERR_INIT;
 	bool found = false;
@@ -310,8 +311,115 @@ bool upgrade_in_progress(const char *state_dir, struct upgrade_to *ret)
 	if (f)
 		fclose(f);
 	err_clear(&err);
+	return found;
+}
+
+bool upgrade_in_progress(const char *state_dir, struct upgrade_to *ret)
+{
+	char *path = xasprintf("%s/upgrade/in-progress", state_dir);
+	bool found = read_to_file(path, ret);
+
 	free(path);
 	return found;
+}
+
+bool upgrade_releases(const char *state_dir, struct upgrade_to *ret)
+{
+	char *path = xasprintf("%s/upgrade/releases", state_dir);
+	bool found = read_to_file(path, ret);
+
+	free(path);
+	return found;
+}
+
+/* "MLNX_OFED_LINUX-5.0-2.1.8.0" and "5.0-2.1.8.0" name one release. */
+static const char *bare_release(const char *v)
+{
+	static const char prefix[] = "MLNX_OFED_LINUX-";
+
+	return strncmp(v, prefix, sizeof(prefix) - 1) ? v : v + sizeof(prefix) - 1;
+}
+
+/* The value of `var` on the first host where it is not `want`, or NULL. */
+static const char *stale_var(const struct inventory *inv, const char *var, const char *want,
+			     bool ofed)
+{
+	for (size_t i = 0; i < inv->nhosts; i++) {
+		const char *v = json_string_value(json_object_get(inv->hosts[i].vars, var));
+
+		if (v && (ofed ? strcmp(bare_release(v), bare_release(want)) : strcmp(v, want)))
+			return v;
+	}
+	return NULL;
+}
+
+void upgrade_inventory_keys(const struct inventory *inv, const struct upgrade_to *rel,
+			    struct strbuf *out)
+{
+	const char *v, *dir;
+	struct err e = ERR_INIT;
+
+	if (rel->ofed && (v = stale_var(inv, "ofed_version", rel->ofed, true)))
+		strbuf_addf(out, "set ofed_version: %s in the inventory (it says %s), and "
+			    "ofed_tarball to that release's bundle\n", rel->ofed, v);
+	dir = json_string_value(json_object_get(inv->vars, "gpfs_installer"));
+	if (rel->scale && (!dir || upgrade_scale_installer_check(dir, rel->scale, &e)))
+		strbuf_addf(out, "set gpfs_installer in the inventory to the installer of "
+			    "Spectrum Scale %s (%s)\n", rel->scale,
+			    dir ? err_msg(&e) : "it names none");
+	if (rel->driver && (v = stale_var(inv, "gpu_driver", rel->driver, false)))
+		strbuf_addf(out, "set gpu_driver: %s in the inventory (it says %s), and "
+			    "gpu_driver_installer to its runfile\n", rel->driver, v);
+	err_clear(&e);
+}
+
+static void take(char **slot, char **from)
+{
+	if (*from) {
+		free(*slot);
+		*slot = *from;
+		*from = NULL;
+	}
+}
+
+int upgrade_finish(const char *state_dir, struct upgrade_to *ret_done, struct err *err)
+{
+	char *path = xasprintf("%s/upgrade/releases", state_dir);
+	char *tmp = xasprintf("%s.tmp", path), *what = NULL;
+	struct upgrade_to all, done;
+	FILE *f;
+	int rc = 0;
+
+	memset(ret_done, 0, sizeof(*ret_done));
+	if (!upgrade_in_progress(state_dir, &done))
+		goto out; /* finished before: nothing new to record */
+	upgrade_releases(state_dir, &all);
+	*ret_done = (struct upgrade_to){ done.ofed ? xstrdup(done.ofed) : NULL,
+					 done.scale ? xstrdup(done.scale) : NULL,
+					 done.driver ? xstrdup(done.driver) : NULL };
+	take(&all.ofed, &done.ofed);
+	take(&all.scale, &done.scale);
+	take(&all.driver, &done.driver);
+	what = upgrade_to_str(&all);
+	/* written whole, then renamed: a cut write leaves the last record */
+	if (!(f = fopen(tmp, "w")) || fprintf(f, "%s\n", what) < 0 || fflush(f) ||
+	    fsync(fileno(f)))
+		rc = err_set(err, ERR_IO, "%s: %s", tmp, strerror(errno));
+	if (f && fclose(f) && !rc)
+		rc = err_set(err, ERR_IO, "%s: %s", tmp, strerror(errno));
+	if (!rc && rename(tmp, path))
+		rc = err_set(err, ERR_IO, "%s: %s", path, strerror(errno));
+	if (rc)
+		unlink(tmp);
+	else
+		upgrade_unmark(state_dir);
+	upgrade_to_release(&all);
+	upgrade_to_release(&done);
+out:
+	free(what);
+	free(tmp);
+	free(path);
+	return rc;
 }
 
 char *upgrade_batch_set(const struct inventory *inv, const struct upg_batch *b)
@@ -424,7 +532,8 @@ void upgrade_playbook(const struct inventory *inv, const struct upg_plan *p,
 			    b + 1, set, names.buf);
 		if (to->ofed) {
 			strbuf_addf(out, "  - name: b%zu-ofed\n    module: ofed\n    hosts: \"%s\"\n"
-				    "    params:\n      version: ", b + 1, set);
+				    "    params:\n      release_change: true\n      version: ",
+				    b + 1, set);
 			yaml_quoted(out, to->ofed);
 			if (files->ofed_tarball) {
 				strbuf_addstr(out, "\n      tarball: ");
@@ -434,9 +543,10 @@ void upgrade_playbook(const struct inventory *inv, const struct upg_plan *p,
 		}
 		if (to->scale) {
 			strbuf_addf(out, "  - name: b%zu-scale-install\n    module: scale_install\n"
-				    "    hosts: \"%s\"\n", b + 1, set);
+				    "    hosts: \"%s\"\n    params:\n      release_change: true\n",
+				    b + 1, set);
 			if (files->scale_installer) {
-				strbuf_addstr(out, "    params:\n      installer: ");
+				strbuf_addstr(out, "      installer: ");
 				yaml_quoted(out, files->scale_installer);
 				strbuf_addch(out, '\n');
 			}
@@ -445,7 +555,8 @@ void upgrade_playbook(const struct inventory *inv, const struct upg_plan *p,
 		 * links against the ib_core the new OFED brought. */
 		if (to->driver) {
 			strbuf_addf(out, "  - name: b%zu-driver\n    module: gpu_driver\n"
-				    "    hosts: \"%s\"\n    params:\n      version: ", b + 1, set);
+				    "    hosts: \"%s\"\n    params:\n      release_change: true\n"
+				    "      version: ", b + 1, set);
 			yaml_quoted(out, to->driver);
 			if (files->driver_installer) {
 				strbuf_addstr(out, "\n      installer: ");

@@ -99,6 +99,26 @@ int upgrade_mark(const char *state_dir, const struct upgrade_to *to, struct err 
 void upgrade_unmark(const char *state_dir);
 bool upgrade_in_progress(const char *state_dir, struct upgrade_to *ret);
 
+/*
+ * STATE/upgrade/releases: the releases finished upgrades installed
+ * ("ofed=X,scale=Y,driver=Z", the latest of each), which deploy takes as
+ * the desired ones where the cluster runs them and the inventory still
+ * names the old (modules' `upgraded` parameter), saying which keys to
+ * change. upgrade_finish adds what the in-progress mark names (*ret_done
+ * gets it: upgrade_to_release it; all NULL when there was no mark) and
+ * then removes the mark; upgrade_releases reads the record.
+ */
+int upgrade_finish(const char *state_dir, struct upgrade_to *ret_done, struct err *err);
+bool upgrade_releases(const char *state_dir, struct upgrade_to *ret);
+
+/*
+ * The inventory keys that still name another release than `rel` (one line
+ * each, "set ofed_version: X in the inventory (it says Y), ..."), appended
+ * to out; nothing when the inventory already names them.
+ */
+void upgrade_inventory_keys(const struct inventory *inv, const struct upgrade_to *rel,
+			    struct strbuf *out);
+
 /* A batch's nodes folded ("dgx[01,04-06]"); caller frees. */
 char *upgrade_batch_set(const struct inventory *inv, const struct upg_batch *b);
 

@@ -14,7 +14,9 @@
 #include "../base/xalloc.h"
 #include "../base/yamltree.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -121,12 +123,13 @@ static const struct ykey gpu_keys[] = {
 	[GPU__N] = { NULL, 0, false },
 };
 
-enum { H_ADDRESS, H_SSH, H_HARDWARE, H_VARS, H__N };
+enum { H_ADDRESS, H_SSH, H_HARDWARE, H_VARS, H_SAME_MACHINE, H__N };
 static const struct ykey host_keys[] = {
 	[H_ADDRESS] = { "address", Y_SCALAR, false },
 	[H_SSH] = { "ssh", Y_MAP, false },
 	[H_HARDWARE] = { "hardware", Y_SCALAR, false },
 	[H_VARS] = { "vars", Y_MAP, false },
+	[H_SAME_MACHINE] = { "same_machine", Y_SCALAR, false },
 	[H__N] = { NULL, 0, false },
 };
 
@@ -172,6 +175,8 @@ struct ssh_opts {
 /* What loading needs to know about a host beyond struct host. */
 struct host_src {
 	yaml_node_t *key;        /* the `hosts:` key that declared it */
+	yaml_node_t *addr;       /* its `address:` value; NULL when none */
+	yaml_node_t *same;       /* its `same_machine:` value; NULL when none */
 	int hw;                  /* profile index, -1 when none named */
 	json_t *vars;            /* its own vars (shared by its key's hosts) */
 };
@@ -677,17 +682,95 @@ static int resolve_ssh(struct loader *ld, struct host *h, const char *address,
 	return 0;
 }
 
+/*
+ * A host name as RFC 1123 (2.1) and RFC 1035 (2.3.4) allow: dot-separated
+ * labels of letters, digits and '-', each 1-63 characters, not starting or
+ * ending with '-', at most 253 characters in all. NULL when it is one, else
+ * what is wrong with it.
+ */
+static const char *hostname_problem(const char *s)
+{
+	size_t len = strlen(s), label = 0;
+
+	if (!len)
+		return "an empty name";
+	if (len > 253)
+		return "more than 253 characters";
+	for (const char *p = s; ; p++) {
+		if (*p == '.' || !*p) {
+			if (!label)
+				return "an empty label (two dots, or a dot at either end)";
+			if (p[-1] == '-')
+				return "a label ending with '-'";
+			if (!*p)
+				return NULL;
+			label = 0;
+			continue;
+		}
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-'))
+			return "a character other than letters, digits, '-' and '.'";
+		if (!label && *p == '-')
+			return "a label starting with '-'";
+		if (++label > 63)
+			return "a label of more than 63 characters";
+	}
+}
+
 static int check_host_name(struct loader *ld, yaml_node_t *key, const char *name)
 {
-	if (!valid_name(name))
-		return ytree_fail(&ld->t, key, ytree_text_col(key), "found host name "
-				  "'%s', expected letters, digits, '_', '.' and '-' "
-				  "only", name);
+	const char *why = hostname_problem(name);
+
+	if (why) {
+		char *found = ytree_describe(key);
+		int r;
+
+		/* a node set names many: quote the one at fault when it differs */
+		if (strcmp(ytree_str(key), name))
+			r = ytree_fail(&ld->t, key, ytree_text_col(key), "found host name "
+				       "'%.64s%s' (from %s) with %s, expected a host name "
+				       "(RFC 1123: labels of letters, digits and '-', "
+				       "1-63 characters each, 253 in all)", name,
+				       strlen(name) > 64 ? "..." : "", found, why);
+		else
+			r = ytree_fail(&ld->t, key, ytree_text_col(key), "found host name "
+				       "%s with %s, expected a host name (RFC 1123: "
+				       "labels of letters, digits and '-', 1-63 "
+				       "characters each, 253 in all)", found, why);
+		free(found);
+		return r;
+	}
 	if (!strcmp(name, "all") || role_from_name(name) >= 0)
 		return ytree_fail(&ld->t, key, ytree_text_col(key), "found host name "
 				  "'%s', expected a name that is not 'all' or a "
 				  "group name (--limit could not tell them apart)", name);
 	return 0;
+}
+
+/* An address is an IPv4 or IPv6 address or a host name (RFC 1123). */
+static int check_address(struct loader *ld, yaml_node_t *n, const char *addr,
+			 const char *where)
+{
+	unsigned char bin[sizeof(struct in6_addr)];
+	size_t len = strlen(addr);
+	char *name = xstrdup(addr), *found;
+	const char *why;
+	int r;
+
+	if (len > 1 && name[len - 1] == '.') /* a rooted name: "dgx01.site." */
+		name[len - 1] = '\0';
+	why = hostname_problem(name);
+	free(name);
+	if (inet_pton(AF_INET, addr, bin) == 1 || inet_pton(AF_INET6, addr, bin) == 1 ||
+	    !why)
+		return 0;
+	found = ytree_describe(n);
+	r = ytree_fail(&ld->t, n, ytree_text_col(n), "found address '%.64s%s' (from %s) "
+		       "in %s with %s, expected an IPv4 or IPv6 address or a host "
+		       "name (RFC 1123)", addr, strlen(addr) > 64 ? "..." : "",
+		       found, where, why);
+	free(found);
+	return r;
 }
 
 struct host_entry {
@@ -724,6 +807,9 @@ static int read_host_entry(struct loader *ld, yaml_node_t *key, yaml_node_t *n,
 		free(what);
 		if (!e->addrs.n)
 			return ERR_INVENTORY;
+		for (size_t i = 0; i < e->addrs.n; i++)
+			if (check_address(ld, e->v[H_ADDRESS], e->addrs.v[i], where))
+				return ERR_INVENTORY;
 		if (e->addrs.n != e->names.n)
 			return ytree_fail(&ld->t, e->v[H_ADDRESS], 0, "found %zu "
 					  "address%s in '%s' for %zu host%s, expected "
@@ -762,7 +848,9 @@ static int add_hosts(struct loader *ld, yaml_node_t *key, struct host_entry *e)
 		}
 		h = &inv->hosts[inv->nhosts];
 		memset(h, 0, sizeof(*h));
-		ld->src[inv->nhosts] = (struct host_src){ key, e->hw, json_incref(e->vars) };
+		ld->src[inv->nhosts] = (struct host_src){ key, e->v[H_ADDRESS],
+							  e->v[H_SAME_MACHINE], e->hw,
+							  json_incref(e->vars) };
 		inv->nhosts++;
 		h->name = xstrdup(e->names.v[i]);
 		h->loc = (struct src_loc){ inv->path, ytree_line(key), ytree_col(key) };
@@ -1012,6 +1100,169 @@ out:
 			     "the hosts' vars", inv->path) : 0;
 }
 
+/* An address as compared: an IP address in its one text form, a name
+ * lower-cased without a final dot. Returns a new string. */
+static char *address_key(const char *addr)
+{
+	unsigned char bin[sizeof(struct in6_addr)];
+	char text[INET6_ADDRSTRLEN];
+	int af = strchr(addr, ':') ? AF_INET6 : AF_INET;
+	char *ret;
+	size_t len;
+
+	if (inet_pton(af, addr, bin) == 1 && inet_ntop(af, bin, text, sizeof(text)))
+		return xstrdup(text);
+	ret = xstrdup(addr);
+	for (char *p = ret; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	len = strlen(ret);
+	if (len > 1 && ret[len - 1] == '.')
+		ret[len - 1] = '\0';
+	return ret;
+}
+
+/* Where a host's address was written: its `address:`, else its key. */
+static yaml_node_t *address_node(const struct loader *ld, size_t i)
+{
+	return ld->src[i].addr ? ld->src[i].addr : ld->src[i].key;
+}
+
+/* Orders host indexes by their address key, then by file order. */
+static int cmp_addr(const void *a, const void *b, void *keys)
+{
+	char *const *k = keys;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(k[x], k[y]);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/* Roles that make a host's stages change the machine (all but bastion and
+ * ocp_master, which deploy only reads from or talks through). */
+#define CHANGING_ROLES (((1u << ROLE__COUNT) - 1) & \
+			~((1u << ROLE_BASTION) | (1u << ROLE_OCP_MASTER)))
+
+/* `same_machine: NAME`: another host of this inventory, not itself marked
+ * (no chains). *ret is the host it names, or i itself when unmarked. */
+static int resolve_same_machine(struct loader *ld, size_t i, size_t *ret)
+{
+	struct inventory *inv = ld->inv;
+	yaml_node_t *n = ld->src[i].same;
+	ssize_t m;
+
+	*ret = i;
+	if (!n)
+		return 0;
+	m = host_index(inv, ytree_str(n));
+	if (m < 0 || (size_t)m == i || ld->src[m].same)
+		return ytree_fail(&ld->t, n, ytree_text_col(n), "found same_machine '%s' "
+				  "in host '%s', expected %s", ytree_str(n), inv->hosts[i].name,
+				  m < 0 ? "a host declared under 'hosts'"
+				  : (size_t)m == i ? "another host than itself"
+				  : "a host without same_machine of its own (name that one)");
+	*ret = (size_t)m;
+	return 0;
+}
+
+static int fail_shared_address(struct loader *ld, size_t first, size_t later,
+			       bool same)
+{
+	const struct host *a = &ld->inv->hosts[first], *b = &ld->inv->hosts[later];
+	yaml_node_t *at = address_node(ld, later), *fa = address_node(ld, first);
+
+	if (same)
+		return ytree_fail(&ld->t, at, ytree_text_col(at), "found hosts '%s' "
+				  "(line %u, column %u) and '%s' at %s port %u, one "
+				  "machine (same_machine), both in groups whose stages "
+				  "change it, expected only one of its names outside "
+				  "bastion and ocp_master", a->name, ytree_line(fa),
+				  ytree_col(fa) + ytree_text_col(fa), b->name,
+				  b->ssh.address, b->ssh.port);
+	return ytree_fail(&ld->t, at, ytree_text_col(at), "found address %s port %u "
+			  "of host '%s' already used by host '%s' (line %u, column %u), "
+			  "expected one host per address and port (or 'same_machine: %s' "
+			  "when both name one machine)", b->ssh.address, b->ssh.port,
+			  b->name, a->name, ytree_line(fa),
+			  ytree_col(fa) + ytree_text_col(fa), a->name);
+}
+
+/*
+ * Two hosts at one address and port (through the same jump host, if any)
+ * are one machine: planned as two, every stage would run twice on it
+ * (mmaddnode of one machine under two names). An error naming both, unless
+ * the later says `same_machine: <the other>`; even then only one of the
+ * names may be in groups whose stages change the machine. The first
+ * offender in file order is reported.
+ */
+static int check_duplicate_addresses(struct loader *ld)
+{
+	struct inventory *inv = ld->inv;
+	size_t n = inv->nhosts ? inv->nhosts : 1;
+	char **key = xcalloc(n, sizeof(*key));
+	size_t *machine = xcalloc(n, sizeof(*machine)), *idx = xcalloc(n, sizeof(*idx));
+	size_t worst = SIZE_MAX, first = 0;
+	bool same = false;
+	int ret = 0;
+
+	for (size_t i = 0; i < inv->nhosts; i++) {
+		const struct ssh_target *s = &inv->hosts[i].ssh;
+		char *a = address_key(s->address);
+
+		key[i] = xasprintf("%s port %u%s%s", a, s->port,
+				   s->proxy_jump ? " via " : "",
+				   s->proxy_jump ? s->proxy_jump : "");
+		free(a);
+		idx[i] = i;
+		if (!ret)
+			ret = resolve_same_machine(ld, i, &machine[i]);
+	}
+	for (size_t i = 0; !ret && i < inv->nhosts; i++) {
+		yaml_node_t *sm = ld->src[i].same;
+		const struct host *h = &inv->hosts[i], *m = &inv->hosts[machine[i]];
+
+		if (sm && strcmp(key[i], key[machine[i]]))
+			ret = ytree_fail(&ld->t, sm, ytree_text_col(sm), "found "
+					 "same_machine '%s' in host '%s' at %s port %u, "
+					 "expected a host at the same address and port ('%s' "
+					 "is at %s port %u)", m->name, h->name, h->ssh.address,
+					 h->ssh.port, m->name, m->ssh.address, m->ssh.port);
+	}
+	if (ret)
+		goto out;
+	qsort_r(idx, inv->nhosts, sizeof(*idx), cmp_addr, key);
+	for (size_t i = 0, end; i < inv->nhosts; i = end) {
+		size_t changer = SIZE_MAX;
+
+		/* one run of hosts at one address, in file order */
+		for (end = i; end < inv->nhosts && !strcmp(key[idx[i]], key[idx[end]]); end++) {
+			size_t h = idx[end];
+
+			if (end > i && machine[h] != machine[idx[i]] && h < worst) {
+				worst = h;
+				first = idx[i];
+				same = false;
+			} else if ((inv->hosts[h].roles & CHANGING_ROLES) &&
+				   changer != SIZE_MAX && h < worst) {
+				worst = h;
+				first = changer;
+				same = true;
+			}
+			if ((inv->hosts[h].roles & CHANGING_ROLES) && changer == SIZE_MAX)
+				changer = h;
+		}
+	}
+	if (worst != SIZE_MAX)
+		ret = fail_shared_address(ld, first, worst, same);
+out:
+	for (size_t i = 0; i < inv->nhosts; i++)
+		free(key[i]);
+	free(key);
+	free(machine);
+	free(idx);
+	return ret;
+}
+
 static int load_tree(struct loader *ld)
 {
 	yaml_node_t *root = ytree_root(&ld->t), *v[T__N];
@@ -1027,6 +1278,7 @@ static int load_tree(struct loader *ld)
 	    check_duplicate_hosts(ld) ||
 	    read_groups(ld, v[T_GROUPS]) ||
 	    resolve_hosts(ld) ||
+	    check_duplicate_addresses(ld) ||
 	    (v[T_VALIDATE] && ytree_copy(&ld->inv->validate_section, &ld->t, v[T_VALIDATE])) ||
 	    read_fabric(ld, v[T_FABRIC]))
 		return ERR_INVENTORY;

@@ -4,6 +4,8 @@
 # for ofed/restart.sh.
 set -e
 mkdir -p "$1"
+# until restart.sh has run, the next check knows this install was begun
+mkdir -p /var/lib/bringup && echo mlnx-ofed-all >/var/lib/bringup/ofed-install-pending
 out=$1/mlnxofedinstall.out
 yum install -y mlnx-ofed-all >"$out" || { rc=$?; cat "$out"; exit "$rc"; }
 cat "$out"

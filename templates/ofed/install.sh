@@ -8,6 +8,8 @@ tarball=$1 top=$2
 shift 2
 dir=$(dirname "$tarball")
 out=$dir/mlnxofedinstall.out
+# until restart.sh has run, the next check knows this install was begun
+mkdir -p /var/lib/bringup && echo "$top" >/var/lib/bringup/ofed-install-pending
 rm -rf "$dir/$top"
 tar -xzf "$tarball" -C "$dir"
 "$dir/$top/mlnxofedinstall" "$@" >"$out" || { rc=$?; cat "$out"; exit "$rc"; }

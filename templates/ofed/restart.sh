@@ -25,4 +25,6 @@ if [ -n "$why" ]; then
 		printf '%s\n%s\n' "$(cat /proc/sys/kernel/random/boot_id)" "$why" >"$mark" ||
 		exit 1
 fi
+# the install is seen through (a reboot still owed has its own mark)
+rm -f /var/lib/bringup/ofed-install-pending || exit 1
 echo "bringup-reboot=$why"

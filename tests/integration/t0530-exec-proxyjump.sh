@@ -27,7 +27,13 @@ many_inv() { # JUMP_SESSIONS
 	[ -n "$1" ] && echo "    jump_sessions: $1"
 	echo "hosts:"
 	echo "  dgx01: { address: 127.0.1.1 }"
-	for i in $(seq 1 90); do printf '  h%02d: { address: 127.0.1.%d }\n' $i $((2 + i % 7)); done
+	# 7 machines under 90 names: each after the first seven says which
+	# machine it is (one address twice is otherwise refused)
+	for i in $(seq 1 90); do
+		printf '  h%02d: { address: 127.0.1.%d' $i $((2 + i % 7))
+		[ $i -gt 7 ] && printf ', same_machine: h%02d' $(( (i - 1) % 7 + 1 ))
+		echo ' }'
+	done
 }
 for js in "" 3; do
 	many_inv "$js" >"$many"

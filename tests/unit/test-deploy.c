@@ -263,7 +263,12 @@ static void test_depends_run_once_and_local(void **state)
 	done(&r);
 }
 
-static void test_resume_does_not_rerun_a_run_once_stage(void **state)
+/*
+ * A run_once stage covers the hosts it acted for; --resume runs it again
+ * for a host it left out (here outside --limit; in issue 24 a node back from
+ * an sshd kill never joined GPFS), and not again once every host is done.
+ */
+static void test_resume_reruns_a_run_once_stage_for_hosts_it_missed(void **state)
 {
 	static const char pb[] =
 		"stages:\n"
@@ -288,9 +293,17 @@ static void test_resume_does_not_rerun_a_run_once_stage(void **state)
 	done(&r);
 	o.limit = NULL;
 	run(&r, pb, &o, j);
-	assert_int_equal(count_prefix(&calls, "check once"), 0);
+	/* n1 was left out: the stage runs again, once, on it */
+	assert_int_equal(count_prefix(&calls, "check once"), 1);
+	assert_true(saw(&r.events, "once n1 changed"));
 	assert_true(saw(&r.events, "once n2 skipped: completed in an earlier attempt (changed)"));
+	assert_true(saw(&r.events, "once n3 skipped: completed in an earlier attempt (changed)"));
 	assert_int_equal(count_prefix(&calls, "apply next"), 2); /* n1 and, again, n4 */
+	done(&r);
+	/* every host covered: a further resume does not run it */
+	run(&r, pb, &o, j);
+	assert_int_equal(count_prefix(&calls, "check once"), 0);
+	assert_true(saw(&r.events, "once n1 skipped: completed in an earlier attempt (changed)"));
 	done(&r);
 	journal_free(j);
 	unlink(path);
@@ -410,7 +423,7 @@ int main(void)
 		cmocka_unit_test(test_max_fail_counts_earlier_failures),
 		cmocka_unit_test(test_depends_run_once_and_local),
 		cmocka_unit_test(test_failed_run_once_stops_its_stage_hosts),
-		cmocka_unit_test(test_resume_does_not_rerun_a_run_once_stage),
+		cmocka_unit_test(test_resume_reruns_a_run_once_stage_for_hosts_it_missed),
 		cmocka_unit_test(test_check_tags_start_at_limit),
 		cmocka_unit_test(test_cancel_then_resume),
 	};

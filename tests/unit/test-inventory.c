@@ -253,7 +253,7 @@ static void test_error_unknown_keys(void **state)
 	(void)state;
 	assert_load_fails(HEAD "hosts:\n  dgx01:\n    adress: 10.0.0.1\n", ERR_INVENTORY,
 		"inv.yaml:5:5: unknown key 'adress' in host 'dgx01' (did you mean "
-		"'address'?; expected one of: address, ssh, hardware, vars)");
+		"'address'?; expected one of: address, ssh, hardware, vars, same_machine)");
 	assert_load_fails(HEAD "  colour: blue\nhosts: { a: }\n", ERR_INVENTORY,
 		"inv.yaml:3:3: unknown key 'colour' in cluster (expected one of: "
 		"name, ssh, vars)");
@@ -351,8 +351,9 @@ static void test_error_node_sets(void **state)
 		"inv.yaml:4:5: bad node set 'a b' for hosts: found a space inside a "
 		"name, expected ',' between names");
 	assert_load_fails(HEAD "hosts:\n  a/b:\n", ERR_INVENTORY,
-		"inv.yaml:4:3: found host name 'a/b', expected letters, digits, '_', "
-		"'.' and '-' only");
+		"inv.yaml:4:3: found host name 'a/b' with a character other than "
+		"letters, digits, '-' and '.', expected a host name (RFC 1123: labels "
+		"of letters, digits and '-', 1-63 characters each, 253 in all)");
 	assert_load_fails(HEAD "hosts:\n  bastion:\n", ERR_INVENTORY,
 		"inv.yaml:4:3: found host name 'bastion', expected a name that is not "
 		"'all' or a group name (--limit could not tell them apart)");
@@ -404,6 +405,155 @@ static void test_error_hcas(void **state)
 		"link_layer: roce }\nhosts: { a: }\n", ERR_INVENTORY,
 		"inv.yaml:6:32: unknown link_layer 'roce' in HCA entry 1 of hardware "
 		"profile 'p' (expected one of: infiniband, ethernet)");
+}
+
+#define RFC1123 "expected a host name (RFC 1123: labels of letters, digits " \
+		"and '-', 1-63 characters each, 253 in all)"
+
+/* Host names follow RFC 1123: 63 a label, 253 in all, no '_', no '-' at a
+ * label's ends; a node set's expansion is checked name by name. */
+static void test_error_host_names(void **state)
+{
+	char label63[64], yaml[1024];
+	struct inventory *inv;
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	memset(label63, 'a', 63);
+	label63[63] = '\0';
+	/* the limits themselves pass: a 63-character label, 253 characters */
+	snprintf(yaml, sizeof(yaml), HEAD "hosts:\n  %s:\n  %s.%s.%s.%.61s:\n",
+		 label63, label63, label63, label63, label63);
+	inv = load_ok(yaml);
+	assert_int_equal(strlen(inv->hosts[1].name), 253);
+	inventory_free(inv);
+	/* one more is refused */
+	strbuf_addf(&sb, HEAD "hosts:\n  %sb:\n", label63);
+	assert_load_fails(sb.buf, ERR_INVENTORY, "inv.yaml:4:3: found host name "
+		"'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' with a label of more "
+		"than 63 characters, " RFC1123);
+	strbuf_reset(&sb);
+	strbuf_addf(&sb, HEAD "hosts:\n  %s.%s.%s.%.62s:\n", label63, label63,
+		    label63, label63);
+	assert_load_fails(sb.buf, ERR_INVENTORY, "inv.yaml:4:3: found host name "
+		"'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' with more than 253 "
+		"characters, " RFC1123);
+	strbuf_release(&sb);
+	assert_load_fails(HEAD "hosts:\n  dgx_01:\n", ERR_INVENTORY,
+		"inv.yaml:4:3: found host name 'dgx_01' with a character other than "
+		"letters, digits, '-' and '.', " RFC1123);
+	assert_load_fails(HEAD "hosts:\n  dgx01-.site:\n", ERR_INVENTORY,
+		"inv.yaml:4:3: found host name 'dgx01-.site' with a label ending with "
+		"'-', " RFC1123);
+	assert_load_fails(HEAD "hosts:\n  dgx01..site:\n", ERR_INVENTORY,
+		"inv.yaml:4:3: found host name 'dgx01..site' with an empty label (two "
+		"dots, or a dot at either end), " RFC1123);
+	assert_load_fails(HEAD "hosts:\n  a:\n  -dgx[1-2]:\n", ERR_INVENTORY,
+		"inv.yaml:5:3: found host name '-dgx1' (from '-dgx[1-2]') with a label "
+		"starting with '-', " RFC1123);
+	assert_load_fails(HEAD "hosts:\n  a: { address: 'no_such' }\n", ERR_INVENTORY,
+		"inv.yaml:4:18: found address 'no_such' (from 'no_such') in host 'a' "
+		"with a character other than letters, digits, '-' and '.', expected an "
+		"IPv4 or IPv6 address or a host name (RFC 1123)");
+	/* IPv6 and FQDN addresses pass */
+	inv = load_ok(HEAD "hosts:\n  a: { address: 'fe80::1' }\n"
+		      "  b.site.example: { address: B.Site.Example. }\n");
+	inventory_free(inv);
+}
+
+/* NUL and control characters are refused in every string, keys and values,
+ * at the scalar's position: a NUL would cut the name short for every C
+ * reader ("dgx\0evil" was loaded as "dgx"). */
+static void test_error_control_characters(void **state)
+{
+	static const char nul[] = HEAD "hosts:\n  dgx01: { vars: { \"a\\0b\": 1 } }\n";
+
+	(void)state;
+	assert_load_fails(HEAD "hosts:\n  \"dgx\\0evil\":\n", ERR_INVENTORY,
+		"inv.yaml:4:4: found control character 0x00 as character 4 of "
+		"'dgx\\x00evil', expected text without control characters (tab and "
+		"newline allowed)");
+	assert_load_fails(nul, ERR_INVENTORY,
+		"inv.yaml:4:21: found control character 0x00 as character 2 of "
+		"'a\\x00b', expected text without control characters (tab and "
+		"newline allowed)");
+	assert_load_fails(HEAD "hosts:\n  a: { vars: { x: \"\\e[2J\" } }\n",
+		ERR_INVENTORY, "inv.yaml:4:20: found control character 0x1B as "
+		"character 1 of '\\x1b[2J', expected text without control characters "
+		"(tab and newline allowed)");
+	assert_load_fails(HEAD "hosts:\n  a: { vars: { x: \"ok\\x7f\" } }\n",
+		ERR_INVENTORY, "inv.yaml:4:20: found control character 0x7F as "
+		"character 3 of 'ok\\x7f', expected text without control characters "
+		"(tab and newline allowed)");
+	/* C1 controls, as "\N" (U+0085) writes one */
+	assert_load_fails("cluster: { name: \"p\\u0085q\" }\nhosts: { a: }\n",
+		ERR_INVENTORY, "inv.yaml:1:19: found control character U+0085 as "
+		"character 2 of 'p\\u0085q', expected text without control characters "
+		"(tab and newline allowed)");
+	assert_load_fails(HEAD "hosts:\n  a: { vars: { x: \"a\\rb\" } }\n",
+		ERR_INVENTORY, "inv.yaml:4:20: found control character 0x0D as "
+		"character 2 of 'a\\x0db', expected text without control characters "
+		"(tab and newline allowed)");
+	/* tab and newline are text; so is the rest of Unicode */
+	inventory_free(load_ok(HEAD "hosts:\n  a: { vars: { x: \"a\\tb\\nc\", "
+			       "y: \"caf\xc3\xa9 \xc2\xa0\" } }\n"));
+}
+
+/* The same address and port twice is one machine planned as two: an error
+ * naming both, unless the later says it is the same machine; then only
+ * one of its names may be in groups whose stages change it. */
+static void test_error_duplicate_addresses(void **state)
+{
+	struct inventory *inv;
+
+	(void)state;
+	assert_load_fails(HEAD "hosts:\n  dgx01: { address: 10.0.0.1 }\n"
+		"  dgx02: { address: 10.0.0.2 }\n  dgx03: { address: 10.0.0.1 }\n",
+		ERR_INVENTORY, "inv.yaml:6:21: found address 10.0.0.1 port 22 of host "
+		"'dgx03' already used by host 'dgx01' (line 4, column 21), expected one "
+		"host per address and port (or 'same_machine: dgx01' when both name "
+		"one machine)");
+	/* the address defaults to the name; IPv6 and names compared as such */
+	assert_load_fails(HEAD "hosts:\n  dgx01:\n  b: { address: DGX01. }\n",
+		ERR_INVENTORY, "inv.yaml:5:17: found address DGX01. port 22 of host 'b' "
+		"already used by host 'dgx01' (line 4, column 3), expected one host per "
+		"address and port (or 'same_machine: dgx01' when both name one machine)");
+	assert_load_fails(HEAD "hosts:\n  a: { address: '::1' }\n"
+		"  b: { address: '0:0::1' }\n", ERR_INVENTORY, "inv.yaml:5:18: found "
+		"address 0:0::1 port 22 of host 'b' already used by host 'a' "
+		"(line 4, column 18), expected one host per address and port (or "
+		"'same_machine: a' when both name one machine)");
+	/* from node sets: the one at fault is named */
+	assert_load_fails(HEAD "hosts:\n  dgx[01-04]: { address: '10.0.0.[1-4]' }\n"
+		"  gpu[1-2]: { address: '10.0.0.[5,3]' }\n", ERR_INVENTORY,
+		"inv.yaml:5:25: found address 10.0.0.3 port 22 of host 'gpu2' already "
+		"used by host 'dgx03' (line 4, column 27), expected one host per address "
+		"and port (or 'same_machine: dgx03' when both name one machine)");
+	/* another port, or another jump host's network, is another machine */
+	inv = load_ok(HEAD "hosts:\n  a: { address: 10.0.0.1 }\n"
+		      "  b: { address: 10.0.0.1, ssh: { port: 2222 } }\n"
+		      "  j:\n  c: { address: 10.0.0.1, ssh: { proxy_jump: j } }\n");
+	inventory_free(inv);
+	/* marked: one name changes the machine, the other is the bastion */
+	inv = load_ok(HEAD "hosts:\n  dgx01: { address: 10.0.0.1 }\n"
+		      "  adm: { address: 10.0.0.1, same_machine: dgx01 }\n"
+		      "groups:\n  gpu_worker: { hosts: dgx01 }\n  bastion: { hosts: adm }\n");
+	inventory_free(inv);
+	assert_load_fails(HEAD "hosts:\n  dgx01: { address: 10.0.0.1 }\n"
+		"  sm: { address: 10.0.0.1, same_machine: dgx01 }\n"
+		"groups:\n  gpu_worker: { hosts: dgx01 }\n  sm_host: { hosts: sm }\n",
+		ERR_INVENTORY, "inv.yaml:5:18: found hosts 'dgx01' (line 4, column 21) and "
+		"'sm' at 10.0.0.1 port 22, one machine (same_machine), both in groups "
+		"whose stages change it, expected only one of its names outside "
+		"bastion and ocp_master");
+	assert_load_fails(HEAD "hosts:\n  dgx01: { address: 10.0.0.1 }\n"
+		"  sm: { address: 10.0.0.2, same_machine: dgx01 }\n", ERR_INVENTORY,
+		"inv.yaml:5:42: found same_machine 'dgx01' in host 'sm' at 10.0.0.2 "
+		"port 22, expected a host at the same address and port ('dgx01' is at "
+		"10.0.0.1 port 22)");
+	assert_load_fails(HEAD "hosts:\n  a: { same_machine: b }\n", ERR_INVENTORY,
+		"inv.yaml:4:22: found same_machine 'b' in host 'a', expected a host "
+		"declared under 'hosts'");
 }
 
 static void test_error_address_count(void **state)
@@ -727,6 +877,9 @@ int main(void)
 		cmocka_unit_test(test_error_references),
 		cmocka_unit_test(test_error_hcas),
 		cmocka_unit_test(test_error_address_count),
+		cmocka_unit_test(test_error_host_names),
+		cmocka_unit_test(test_error_control_characters),
+		cmocka_unit_test(test_error_duplicate_addresses),
 		cmocka_unit_test(test_error_structure),
 		cmocka_unit_test(test_error_yaml_syntax),
 		cmocka_unit_test(test_fabric_section),

@@ -247,7 +247,7 @@ static void test_switch_smnode_is_validated(void **state)
 	static const char yaml[] = "stages:\n  - module: subnet_manager\n    hosts: sm_host\n"
 				   "    params: { backend: switch }\n";
 	static const char *const inv_bad =
-		"cluster:\n  name: t\n  vars: { sm_smnode: \"sw1\\r\\nreload\" }\n"
+		"cluster:\n  name: t\n  vars: { sm_smnode: \"sw1;reload\" }\n"
 		"hosts:\n  dgx01:\ngroups:\n  sm_host: { hosts: dgx01 }\n";
 	struct inventory *inv = inv_new(inv_bad);
 	struct playbook *pb = NULL;
@@ -256,8 +256,9 @@ static void test_switch_smnode_is_validated(void **state)
 	(void)state;
 	expect_buf_error("stages:\n  - module: subnet_manager\n    hosts: sm_host\n"
 			 "    params: { backend: switch, smnode: \"sw\\e[2Kx\" }\n",
-			 "p.yaml:4:41: found 'sw\\x1b[2Kx' for parameter 'smnode' of module "
-			 "'subnet_manager', expected a switch SM node name");
+			 "p.yaml:4:41: found control character 0x1B as character 3 of "
+			 "'sw\\x1b[2Kx', expected text without control characters (tab and "
+			 "newline allowed)");
 	expect_buf_error("stages:\n  - module: subnet_manager\n    hosts: sm_host\n"
 			 "    params: { smnode: sw1 enable }\n",
 			 "for parameter 'smnode' of module 'subnet_manager', expected a "

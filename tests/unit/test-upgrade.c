@@ -360,6 +360,16 @@ static void test_playbook_loads(void **state)
 	assert_int_equal(k, 13);
 	assert_string_equal(pb->stages[k].hosts, "dgx[03,06]");
 	assert_non_null(strstr(yaml.buf, "tarball: \"/tmp/a \\\"b\\\".tgz\""));
+	/* only the upgrade's own stages may install over another running release */
+	for (size_t i = 0; i < pb->nstages; i++) {
+		struct err e2 = ERR_INIT;
+		json_t *params = stage_params(pb, &pb->stages[i], &inv->hosts[0], &e2);
+		json_t *rc = json_object_get(params, "release_change");
+
+		assert_non_null(params);
+		assert_true(strcmp(pb->stages[i].module->name, "ofed") ? !rc : json_is_true(rc));
+		json_decref(params);
+	}
 	playbook_free(pb);
 	upg_plan_release(&p);
 	free(nd);
@@ -434,6 +444,64 @@ static void test_playbook_driver(void **state)
 
 /* With a Kubernetes layer each batch is drained first and uncordoned last,
  * and the uncordon (not the start) is what stops the run. */
+/*
+ * A finished upgrade's releases are recorded, the latest of each kept
+ * across upgrades, the in-progress mark removed; the inventory keys that
+ * still name the old releases are said, and none once they are changed.
+ */
+static void test_finish_records_releases(void **state)
+{
+	char dir[] = "/tmp/test-upgrade-XXXXXX", *cmd;
+	struct upgrade_to to = { .ofed = "5.0-2.1.8.0" }, to2 = { .driver = "550.90.07" };
+	struct upgrade_to done, rec;
+	struct inventory *inv = NULL;
+	struct strbuf keys = STRBUF_INIT;
+	struct err err = ERR_INIT;
+	static const char inv_old[] = "cluster: { name: t, vars: { ofed_version: "
+		"MLNX_OFED_LINUX-4.7-3.2.9.0, gpu_driver: 535.104.05 } }\nhosts: { dgx01: }\n";
+	static const char inv_new[] = "cluster: { name: t, vars: { ofed_version: "
+		"MLNX_OFED_LINUX-5.0-2.1.8.0, gpu_driver: 550.90.07 } }\nhosts: { dgx01: }\n";
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	/* nothing in progress: nothing recorded */
+	assert_int_equal(upgrade_finish(dir, &done, &err), 0);
+	assert_null(done.ofed);
+	assert_false(upgrade_releases(dir, &rec));
+	assert_int_equal(upgrade_mark(dir, &to, &err), 0);
+	assert_int_equal(upgrade_finish(dir, &done, &err), 0);
+	assert_string_equal(done.ofed, "5.0-2.1.8.0");
+	assert_false(upgrade_in_progress(dir, &rec));
+	upgrade_to_release(&done);
+	/* a later upgrade of the driver keeps the OFED record */
+	assert_int_equal(upgrade_mark(dir, &to2, &err), 0);
+	assert_int_equal(upgrade_finish(dir, &done, &err), 0);
+	upgrade_to_release(&done);
+	assert_true(upgrade_releases(dir, &rec));
+	assert_string_equal(rec.ofed, "5.0-2.1.8.0");
+	assert_string_equal(rec.driver, "550.90.07");
+	assert_null(rec.scale);
+	assert_int_equal(inventory_load_buf("inv.yaml", inv_old, strlen(inv_old), &inv, &err), 0);
+	upgrade_inventory_keys(inv, &rec, &keys);
+	assert_string_equal(keys.buf,
+		"set ofed_version: 5.0-2.1.8.0 in the inventory (it says "
+		"MLNX_OFED_LINUX-4.7-3.2.9.0), and ofed_tarball to that release's bundle\n"
+		"set gpu_driver: 550.90.07 in the inventory (it says 535.104.05), and "
+		"gpu_driver_installer to its runfile\n");
+	inventory_free(inv);
+	strbuf_reset(&keys);
+	assert_int_equal(inventory_load_buf("inv.yaml", inv_new, strlen(inv_new), &inv, &err), 0);
+	upgrade_inventory_keys(inv, &rec, &keys);
+	assert_string_equal(keys.buf, "");
+	inventory_free(inv);
+	upgrade_to_release(&rec);
+	strbuf_release(&keys);
+	cmd = NULL;
+	assert_true(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
 static void test_playbook_kube_drains_each_batch(void **state)
 {
 	static const char inv_yaml[] =
@@ -498,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_playbook_loads),
 		cmocka_unit_test(test_playbook_driver),
 		cmocka_unit_test(test_playbook_kube_drains_each_batch),
+		cmocka_unit_test(test_finish_records_releases),
 	};
 	return cmocka_run_group_tests_name("upgrade", tests, NULL, NULL);
 }

@@ -68,12 +68,12 @@ static void test_verbs_status_not_started_fails(void **state)
 	struct strbuf why = STRBUF_INIT, ok = STRBUF_INIT, out = STRBUF_INIT, st = STRBUF_INIT;
 
 	(void)state;
-	fixture_read("mmfsadm-verbs", "verbs_status_started.txt", &out);
+	fixture_read("../other-tools/mmfsadm-verbs", "verbs_status_started.txt", &out);
 	assert_true(scale_verbs_status(out.buf, &st));
 	assert_string_equal(st.buf, "started");
 	strbuf_reset(&out);
 	strbuf_reset(&st);
-	fixture_read("mmfsadm-verbs", "verbs_status_disabled.txt", &out);
+	fixture_read("../other-tools/mmfsadm-verbs", "verbs_status_disabled.txt", &out);
 	assert_true(scale_verbs_status(out.buf, &st));
 	assert_string_equal(st.buf, "disabled");
 	assert_false(scale_verbs_status("mmfsadm: The GPFS daemon is not running.\n", &out));

@@ -206,10 +206,10 @@ enum scale_rdma_verdict scale_rdma_judge(const json_t *config, const json_t *net
 		return SCALE_RDMA_OFF;
 	}
 	if (verbs_status && strcmp(verbs_status, "started")) {
-		strbuf_addf(why, "verbsRdma is enabled but mmfsadm test verbs status says \"%s\", not "
+		strbuf_addf(why, "verbsRdma is enabled but the GPFS daemon reports verbs RDMA not "
 			    "started: data goes over TCP. verbsPorts is '%s': each entry must name a "
-			    "device/port that ibstat shows Active, then restart GPFS on the node",
-			    verbs_status, ports ? ports : "");
+			    "device/port that ibstat shows Active, then restart GPFS on the node "
+			    "(mmfsadm test verbs status: \"%s\")", ports ? ports : "", verbs_status);
 		return SCALE_RDMA_BAD;
 	}
 	running_ports(run, &have);

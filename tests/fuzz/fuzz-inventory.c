@@ -10,6 +10,7 @@
 #include "../../engine/inventory/inventory.h"
 #include "../../engine/base/nodeset.h"
 #include "../../engine/base/xalloc.h"
+#include "../../engine/validate/validate.h"
 
 /* The whole JSON view of 65,536 hosts takes a minute under ASan on a busy
  * machine: beyond this many hosts only the first host's view is built. */
@@ -25,6 +26,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					      &inv->hosts[0] : NULL);
 		char *s = json_dumps(j, JSON_COMPACT);
 		char **names = xmalloc(inv->nhosts * sizeof(*names));
+		struct validate_cfg cfg;
+		struct err ve = ERR_INIT;
+
+		/* The validate: section the inventory kept, read as every command
+		 * reads it (cmd_inventory_load): a failure says why, too. */
+		validate_cfg_defaults(&cfg);
+		if (validate_config_load(inv, &cfg, &ve) && !ve.msg)
+			__builtin_trap();
+		validate_cfg_release(&cfg);
+		err_clear(&ve);
 
 		for (size_t i = 0; i < inv->nhosts; i++)
 			names[i] = inv->hosts[i].name;

@@ -57,6 +57,7 @@ static int answer(void *arg, const char *method, const char *path, const char *b
 }
 
 static struct inventory *inv;
+static struct validate_cfg vcfg;  /* the inventory's validate: settings */
 static struct kube_objects objs; /* the inventory's, built once */
 
 static void setup(void)
@@ -70,10 +71,15 @@ static void setup(void)
 		fprintf(stderr, "fuzz-kube: %s (run from the source tree's root)\n", err_msg(&e));
 		abort();
 	}
-	inv->validate.nccl.timeout_s = 0;
-	inv->validate.resnet.timeout_s = 0;
-	inv->validate.dcgm.timeout_s = 0;
-	inv->validate.tries = 1;
+	validate_cfg_defaults(&vcfg);
+	if (validate_config_load(inv, &vcfg, &e)) {
+		fprintf(stderr, "fuzz-kube: %s\n", err_msg(&e));
+		abort();
+	}
+	vcfg.nccl.timeout_s = 0;
+	vcfg.resnet.timeout_s = 0;
+	vcfg.dcgm.timeout_s = 0;
+	vcfg.tries = 1;
 	records = json_pack("{s:s, s:s, s:s}", "scale.cluster_id", "215057217487177715",
 			    "scale.filesystem_uid", "C0A80134:5E7A3B1C", "scale.mount_point",
 			    "/gpfs/fs0");
@@ -103,11 +109,11 @@ static int run(struct kube_client *kc, unsigned flow, struct err *e)
 		return kube_apply(kc, &objs, &ao, e);
 	}
 	case 2:
-		return kube_node_drain(kc, "dgx01.ocp4.scale.ibm.com", 0, NULL, NULL, e);
+		return kube_node_drain(kc, "dgx01.ocp4.scale.ibm.com", 0, false, NULL, NULL, e);
 	default: {
 		bool want[VSTAGE__COUNT] = { [VSTAGE_NCCL] = true };
 		size_t idx[2] = { 0, 1 };
-		struct validate_opts vo = { .cfg = &inv->validate, .hosts = idx,
+		struct validate_opts vo = { .cfg = &vcfg, .hosts = idx,
 					    .nhosts = inv->nhosts < 2 ? inv->nhosts : 2, .pairs = -1 };
 		json_t *rep = json_pack("{s:[]}", "stages");
 		char *text;

@@ -216,13 +216,14 @@ out dgx01 sminfo
 grep -q 'sm lid 9 sm guid 0xec0d9a0300000200,' "$TEST_DIR/out" || fail "clear two-sm-masters: $(cat "$TEST_DIR/out")"
 
 fault dgx01 bogus 2>/dev/null; [ $? -eq 2 ] || fail "unknown fault kind must exit 2"
-[ "$("$TOOLS/sim-fault" --list | wc -l)" -eq 39 ] || fail "sim-fault --list"
+[ "$("$TOOLS/sim-fault" --list | wc -l)" -eq 41 ] || fail "sim-fault --list"
 "$TOOLS/sim-fault" --list | grep -qx refuse-login || fail "sim-fault --list: no refuse-login"
 for k in boot-hang openibd-busy install-slow gpfs-down quorum-loss remote-key-refused verbs-bad-port mmbuildgpl-fail \
 	port-errors netdev-down nccl-socket-fallback gdr-missing storage-slow peer-ssh-denied; do
 	"$TOOLS/sim-fault" --list | grep -qx "$k" || fail "sim-fault --list: no $k"
 done
-for k in gpfs-conn-down peermem-bad-symbols peermem-weak-updates port-moved other-fabric driver-drift; do
+for k in gpfs-conn-down peermem-bad-symbols peermem-weak-updates port-moved other-fabric driver-drift \
+	gpfs-stop-at verbs-off; do
 	"$TOOLS/sim-fault" --list | grep -qx "$k" || fail "sim-fault --list: no $k"
 done
 

@@ -4,12 +4,13 @@
 # optional tool, as lib.sh's skip prints it; any other skip is a failure) or
 # anything else (fail).
 # INTEGRATION_JOBS=N runs N tests at a time (each has its own cluster and directory);
-# the default is one. Results print as tests end.
+# the default is two: most of a test's time is spent waiting on its simulated
+# nodes, so two at a time keep two cores busy. Results print as tests end.
 # Last line: "integration: N passed, N failed, N skipped".
 here=$(cd "$(dirname "$0")" && pwd)
 : "${BRINGUP:?set BRINGUP to the bringup binary}"
 export BRINGUP
-jobs=${INTEGRATION_JOBS:-1}
+jobs=${INTEGRATION_JOBS:-2}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

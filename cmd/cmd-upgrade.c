@@ -489,8 +489,12 @@ int cmd_upgrade(const struct cmd_ctx *ctx, int argc, char **argv)
 	print_plan(inv, &plan, &to, (const char *const *)hstate);
 	fputs(notes.buf ? notes.buf : "", stdout);
 	print_left(inv, &plan);
-	if (a.check)
+	if (a.check) {
+		/* a plan that cannot take every node is not one to start as if it could */
+		if (plan.nleft)
+			status = EXIT_FAILED;
 		goto out;
+	}
 	upgrade_playbook(inv, &plan, &to, &(struct upgrade_files){ a.tarball, a.installer,
 			 a.runfile }, &yaml);
 	/* A deploy or upgrade running on this cluster keeps its playbook: refused
@@ -507,7 +511,9 @@ int cmd_upgrade(const struct cmd_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	status = run_deploy(ctx, &a, pb, state);
-	if (status == EXIT_OK)
+	/* nodes left out still run the old releases: the upgrade is not over,
+	 * its mark stays and nothing is recorded as installed */
+	if (status == EXIT_OK && !plan.nleft)
 		status = finish_upgrade(inv, state);
 	if (status != EXIT_USAGE)
 		print_node_states(inv, state);

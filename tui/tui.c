@@ -413,8 +413,10 @@ static void pager_key(struct tui *t, int key, bool is_char)
 	case KEY_HOME: case 'g': t->pager_top = 0; break;
 	case KEY_END: case 'G': t->pager_top = max; break;
 	case '/': t->pager_searching = true; strbuf_reset(&t->pager_search); break;
-	case 'n': pager_find(t, false); break;
-	case 'N': pager_find(t, true); break;
+	/* a match stays at the top, even in the last screenful: following
+	 * would snap it back to the end at the next frame */
+	case 'n': pager_find(t, false); return;
+	case 'N': pager_find(t, true); return;
 	case '?': t->help = true; break;
 	case 'q': case 27: case 'l': case 'F': case 'c': pager_close(t); break;
 	}

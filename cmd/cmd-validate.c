@@ -15,7 +15,9 @@
 #include "../engine/base/strbuf.h"
 #include "../engine/validate/validate.h"
 #include "../engine/validate/validate-kube.h"
+#include "../engine/base/nodeset.h"
 #include "../engine/base/xalloc.h"
+#include "../tui/tui.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 const struct cmd_option cmd_validate_options[] = {
 	{ "inventory", 'i', OPT_SHORT | OPT_FILE | OPT_INVENTORY, "FILE", "inventory (YAML)" },
@@ -38,6 +41,7 @@ const struct cmd_option cmd_validate_options[] = {
 	{ "accept-new-host-keys", 'A', 0, NULL, "record unknown host keys (changed keys are refused)" },
 	{ "via", 'V', 0, "ssh|kubernetes", "run over SSH (default) or as MPIJobs through the Kubernetes API (stages nccl, resnet)" },
 	{ "kubeconfig", 'k', OPT_FILE, "FILE", "with --via kubernetes: server, CA and credentials (default $KUBECONFIG, the inventory's, ~/.kube/config)" },
+	{ "tui", 'U', 0, NULL, "a full-screen view while it runs (bringup tui's keys); the report follows" },
 	{ "help", 'h', OPT_SHORT, NULL, "print this help" },
 	{ NULL },
 };
@@ -87,6 +91,11 @@ static void usage(FILE *f)
 		"                             checks; the jobs are deleted afterwards)\n"
 		"      --kubeconfig FILE      with --via kubernetes (default $KUBECONFIG, the\n"
 		"                             inventory's openshift.kubeconfig, ~/.kube/config)\n"
+		"      --tui                  a full-screen view while it runs: a column per stage,\n"
+		"                             a row per host and one for the cluster's own figures;\n"
+		"                             a failed cell gives the finding (bringup tui's keys);\n"
+		"                             the report follows when you leave (plain without a\n"
+		"                             terminal)\n"
 		"\n"
 		"The first passing run is stored as the cluster's baseline\n"
 		"(STATE/validate-baseline.json); later runs warn about every figure that\n"
@@ -149,6 +158,140 @@ static void redact_findings(const struct redactor *red, json_t *report)
 	}
 }
 
+/*
+ * The live view (--tui): a column per stage, a row per host plus "cluster"
+ * for the findings that name no host (the figures across nodes). Every row
+ * runs while its stage does; when the stage ends, a host's cell is its
+ * worst finding there (fail, unreachable; a warning is ok with its reason),
+ * quoted as the report does, secrets redacted.
+ */
+#define CLUSTER_ROW "cluster"
+
+struct live {
+	struct tui *tui;
+	struct runner *runner;
+	const struct redactor *red;
+	struct strlist stages;
+	char **hosts;
+	size_t nhosts;         /* with the cluster row */
+	struct run_info ri;
+	struct timespec t0;
+};
+
+static double live_t(const struct live *l)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - l->t0.tv_sec) + (double)(now.tv_nsec - l->t0.tv_nsec) / 1e9;
+}
+
+static void live_init(struct live *l, const struct inventory *inv, const size_t *idx, size_t n,
+		      const bool want[VSTAGE__COUNT])
+{
+	for (int st = 0; st < VSTAGE__COUNT; st++)
+		if (want[st])
+			strlist_push(&l->stages, validate_stage_name(st));
+	l->hosts = xcalloc(n + 2, sizeof(*l->hosts));
+	for (size_t i = 0; i < n; i++)
+		l->hosts[i] = inv->hosts[idx[i]].name;
+	l->hosts[n] = CLUSTER_ROW;
+	l->nhosts = n + 1;
+	l->ri = (struct run_info){ inv->cluster_name, "validate", NULL, l->stages.v, l->stages.n,
+				   l->hosts, l->nhosts };
+	clock_gettime(CLOCK_MONOTONIC, &l->t0);
+}
+
+static void live_stage_start(struct live *l, const char *stage)
+{
+	int s = strlist_index(&l->stages, stage);
+	char *set;
+
+	if (!l->tui || s < 0)
+		return;
+	set = nodeset_fold(l->hosts, l->nhosts);
+	tui_event(&(struct dep_event){ .kind = DEV_STAGE_START, .stage = (size_t)s,
+		  .stage_name = stage, .hosts = set, .t = live_t(l) }, l->tui);
+	free(set);
+	for (size_t h = 0; h < l->nhosts; h++)
+		tui_event(&(struct dep_event){ .kind = DEV_HOST_START, .stage = (size_t)s,
+			  .stage_name = stage, .host = l->hosts[h], .t = live_t(l) }, l->tui);
+}
+
+/* The stage object the report holds for the stage: each host's worst finding. */
+static void live_stage_done(struct live *l, const json_t *stage_obj, double started)
+{
+	const char *stage = json_string_value(json_object_get(stage_obj, "stage"));
+	const json_t *fs = json_object_get(stage_obj, "findings"), *f;
+	int s = stage ? strlist_index(&l->stages, stage) : -1;
+	double t = live_t(l);
+	size_t k;
+
+	if (!l->tui || s < 0)
+		return;
+	for (size_t h = 0; h < l->nhosts; h++) {
+		bool cluster = h == l->nhosts - 1;
+		enum vstatus worst = VS_PASS;
+		struct strbuf why = STRBUF_INIT;
+		enum host_result res;
+
+		json_array_foreach(fs, k, f) {
+			const char *fh = json_string_value(json_object_get(f, "host"));
+			const char *subj = json_string_value(json_object_get(f, "subject"));
+			const char *st = json_string_value(json_object_get(f, "status"));
+			enum vstatus v = !st ? VS_FAIL : !strcmp(st, "warn") ? VS_WARN :
+					 !strcmp(st, "unreachable") ? VS_UNREACHABLE :
+					 !strcmp(st, "pass") ? VS_PASS : VS_FAIL;
+
+			if (cluster ? fh != NULL : !fh || strcmp(fh, l->hosts[h]))
+				continue;
+			if (v > worst)
+				worst = v;
+			strbuf_addf(&why, "%s%s%s%s: %s", why.len ? "\n" : "", st ? st : "fail",
+				    subj ? " " : "", subj ? subj : "",
+				    json_string_value(json_object_get(f, "message")) ?
+				    json_string_value(json_object_get(f, "message")) : "");
+		}
+		res = worst == VS_FAIL ? RES_FAILED : worst == VS_UNREACHABLE ? RES_UNREACHABLE : RES_OK;
+		{
+			char *reason = why.len ? redact_dup(l->red, why.buf) : NULL;
+
+			tui_event(&(struct dep_event){ .kind = DEV_HOST_DONE, .stage = (size_t)s,
+				  .stage_name = stage, .host = l->hosts[h], .result = res,
+				  .reason = reason, .duration_s = t - started, .t = t,
+				  .hint = worst >= VS_FAIL ? "the report (text, JSON or --html) has every figure "
+				  "behind it; bringup precheck -l HOST looks at the host's state" : NULL },
+				  l->tui);
+			free(reason);
+		}
+		strbuf_release(&why);
+	}
+	tui_event(&(struct dep_event){ .kind = DEV_STAGE_DONE, .stage = (size_t)s,
+		  .stage_name = stage, .t = t }, l->tui);
+}
+
+static void live_release(struct live *l)
+{
+	tui_free(l->tui);
+	l->tui = NULL;
+	free(l->hosts);
+	l->hosts = NULL;
+	strlist_clear(&l->stages);
+}
+
+static void live_pause(void *runner, bool paused) { if (runner) runner_pause(runner, paused); }
+static void live_stop(void *runner) { if (runner) runner_cancel(runner); }
+
+static void cancel_validate_tui(void *arg)
+{
+	struct live *l = arg;
+
+	if (l->runner)
+		runner_cancel(l->runner);
+	if (l->tui)
+		tui_interrupted(l->tui);
+}
+
 int cmd_validate(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct cmd_getopt g;
@@ -174,7 +317,8 @@ int cmd_validate(const struct cmd_ctx *ctx, int argc, char **argv)
 	enum vstatus worst;
 	const char *via = "ssh", *kubeconfig = NULL;
 	struct kube_client *kc = NULL;
-	bool stages_given = false;
+	bool stages_given = false, want_tui = false;
+	struct live live = { 0 };
 
 	(void)ctx;
 	validate_cfg_defaults(&cfg);
@@ -213,6 +357,7 @@ int cmd_validate(const struct cmd_ctx *ctx, int argc, char **argv)
 		case 'A': ro.accept_new_host_keys = true; break;
 		case 'D': state_opt = optarg; break;
 		case 'N': baseline = false; break;
+		case 'U': want_tui = true; break;
 		case 'h': usage(stdout); goto out;
 		default: usage(stderr); status = EXIT_USAGE; goto out;
 		}
@@ -254,26 +399,74 @@ int cmd_validate(const struct cmd_ctx *ctx, int argc, char **argv)
 	vo.hosts = idx;
 	vo.nhosts = n;
 	report = json_pack("{s:s, s:[]}", "cluster", inv->cluster_name, "stages");
-	if (kc && validate_kube(kc, inv, &vo, want, report, &err)) {
-		status = cmd_fail_inv(inv, &err);
-		goto out;
-	}
-	if (kc)
-		goto judged;
-	cmd_interrupt_begin(cmd_cancel_runner, runner, "no new test starts, running ones are "
-			    "cancelled (their remote processes killed)");
-	for (int st = 0; st < VSTAGE__COUNT; st++) {
-		if (!want[st])
-			continue;
-		if (stage_fns[st](runner, inv, &vo, report, &err)) {
-			cmd_interrupt_end();
+	red = redactor_new();
+	redactor_add_inventory(red, inv);
+	if (want_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && tui_term_ok()) {
+		struct tui_ctl ctl = { live_pause, NULL, live_stop, runner, "no new test starts, "
+				       "running ones are cancelled; the report covers the rest",
+				       false, false };
+
+		live_init(&live, inv, idx, n, want);
+		live.red = red;
+		live.runner = runner;
+		if (tui_new(&live.ri, &ctl, &live.tui, &err)) {
 			status = cmd_fail_inv(inv, &err);
 			goto out;
 		}
+		cmd_interrupt_on_exit(tui_restore_terminal);
 	}
-	if (cmd_interrupt_end())
+	if (kc) {
+		double started = live.tui ? live_t(&live) : 0;
+		json_t *s;
+		size_t i;
+
+		for (int st = 0; live.tui && st < VSTAGE__COUNT; st++)
+			if (want[st])
+				live_stage_start(&live, validate_stage_name(st));
+		if (validate_kube(kc, inv, &vo, want, report, &err)) {
+			live_release(&live);
+			status = cmd_fail_inv(inv, &err);
+			goto out;
+		}
+		json_array_foreach(json_object_get(report, "stages"), i, s)
+			live_stage_done(&live, s, started);
+		goto judged;
+	}
+	if (live.tui)
+		cmd_interrupt_begin(cancel_validate_tui, &live, "no new test starts, running ones "
+				    "are cancelled (their remote processes killed)");
+	else
+		cmd_interrupt_begin(cmd_cancel_runner, runner, "no new test starts, running ones are "
+				    "cancelled (their remote processes killed)");
+	for (int st = 0; st < VSTAGE__COUNT; st++) {
+		double started = live.tui ? live_t(&live) : 0;
+		json_t *stages = json_object_get(report, "stages");
+		size_t before = json_array_size(stages);
+
+		if (!want[st] || runner_cancelled(runner))
+			continue;
+		live_stage_start(&live, validate_stage_name(st));
+		if (stage_fns[st](runner, inv, &vo, report, &err)) {
+			cmd_interrupt_end();
+			live_release(&live);
+			status = cmd_fail_inv(inv, &err);
+			goto out;
+		}
+		if (json_array_size(stages) > before)
+			live_stage_done(&live, json_array_get(stages, json_array_size(stages) - 1), started);
+	}
+	if (cmd_interrupt_end() || runner_cancelled(runner))
 		json_object_set_new(report, "interrupted", json_true());
 judged:
+	if (live.tui) {
+		tui_event(&(struct dep_event){ .kind = DEV_RUN_DONE, .stage = (size_t)-1,
+			  .t = live_t(&live),
+			  .interrupted = json_is_true(json_object_get(report, "interrupted")) },
+			  live.tui);
+		tui_wait(live.tui);
+		live_release(&live);
+		cmd_interrupt_on_exit(NULL);
+	}
 	worst = validate_report_finish(report);
 	/* An interrupted run is no baseline and compares only partly. */
 	if (baseline && !json_is_true(json_object_get(report, "interrupted"))) {
@@ -284,8 +477,6 @@ judged:
 		}
 		worst = validate_report_finish(report);
 	}
-	red = redactor_new();
-	redactor_add_inventory(red, inv);
 	redact_findings(red, report);
 	if (!strcmp(format, "json")) {
 		char *s = json_dumps(report, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -317,6 +508,7 @@ judged:
 	else if (worst == VS_FAIL || json_is_true(json_object_get(report, "interrupted")))
 		status = EXIT_FAILED;
 out:
+	live_release(&live);
 	json_decref(report);
 	free(state_dir);
 	redactor_free(red);

@@ -15,6 +15,7 @@
 #include "../engine/base/strbuf.h"
 #include "../engine/validate/validate.h"
 #include "../engine/validate/validate-kube.h"
+#include "../engine/base/eventlog.h"
 #include "../engine/base/nodeset.h"
 #include "../engine/base/xalloc.h"
 #include "../tui/tui.h"
@@ -159,16 +160,19 @@ static void redact_findings(const struct redactor *red, json_t *report)
 }
 
 /*
- * The live view (--tui): a column per stage, a row per host plus "cluster"
- * for the findings that name no host (the figures across nodes). Every row
- * runs while its stage does; when the stage ends, a host's cell is its
- * worst finding there (fail, unreachable; a warning is ok with its reason),
- * quoted as the report does, secrets redacted.
+ * The run as events, recorded in STATE/runs/ID/events.jsonl (bringup tui
+ * --attach or --replay) and shown live with --tui: a column per stage, a
+ * row per host plus "cluster" for the findings that name no host (the
+ * figures across nodes). Every row runs while its stage does; when the
+ * stage ends, a host's cell is its worst finding there (fail, unreachable;
+ * a warning is ok with its reason), quoted as the report does, secrets
+ * redacted.
  */
 #define CLUSTER_ROW "cluster"
 
 struct live {
 	struct tui *tui;
+	struct eventlog *el;   /* NULL: not recorded (no state directory) */
 	struct runner *runner;
 	const struct redactor *red;
 	struct strlist stages;
@@ -177,6 +181,14 @@ struct live {
 	struct run_info ri;
 	struct timespec t0;
 };
+
+static void emit(struct live *l, const struct dep_event *ev)
+{
+	if (l->el)
+		eventlog_write(l->el, ev);
+	if (l->tui)
+		tui_event(ev, l->tui);
+}
 
 static double live_t(const struct live *l)
 {
@@ -207,15 +219,15 @@ static void live_stage_start(struct live *l, const char *stage)
 	int s = strlist_index(&l->stages, stage);
 	char *set;
 
-	if (!l->tui || s < 0)
+	if (!l->hosts || s < 0)
 		return;
 	set = nodeset_fold(l->hosts, l->nhosts);
-	tui_event(&(struct dep_event){ .kind = DEV_STAGE_START, .stage = (size_t)s,
-		  .stage_name = stage, .hosts = set, .t = live_t(l) }, l->tui);
+	emit(l, &(struct dep_event){ .kind = DEV_STAGE_START, .stage = (size_t)s,
+	     .stage_name = stage, .hosts = set, .t = live_t(l) });
 	free(set);
 	for (size_t h = 0; h < l->nhosts; h++)
-		tui_event(&(struct dep_event){ .kind = DEV_HOST_START, .stage = (size_t)s,
-			  .stage_name = stage, .host = l->hosts[h], .t = live_t(l) }, l->tui);
+		emit(l, &(struct dep_event){ .kind = DEV_HOST_START, .stage = (size_t)s,
+		     .stage_name = stage, .host = l->hosts[h], .t = live_t(l) });
 }
 
 /* The stage object the report holds for the stage: each host's worst finding. */
@@ -227,7 +239,7 @@ static void live_stage_done(struct live *l, const json_t *stage_obj, double star
 	double t = live_t(l);
 	size_t k;
 
-	if (!l->tui || s < 0)
+	if (!l->hosts || s < 0)
 		return;
 	for (size_t h = 0; h < l->nhosts; h++) {
 		bool cluster = h == l->nhosts - 1;
@@ -256,24 +268,25 @@ static void live_stage_done(struct live *l, const json_t *stage_obj, double star
 		{
 			char *reason = why.len ? redact_dup(l->red, why.buf) : NULL;
 
-			tui_event(&(struct dep_event){ .kind = DEV_HOST_DONE, .stage = (size_t)s,
-				  .stage_name = stage, .host = l->hosts[h], .result = res,
-				  .reason = reason, .duration_s = t - started, .t = t,
-				  .hint = worst >= VS_FAIL ? "the report (text, JSON or --html) has every figure "
-				  "behind it; bringup precheck -l HOST looks at the host's state" : NULL },
-				  l->tui);
+			emit(l, &(struct dep_event){ .kind = DEV_HOST_DONE, .stage = (size_t)s,
+			     .stage_name = stage, .host = l->hosts[h], .result = res,
+			     .reason = reason, .duration_s = t - started, .t = t,
+			     .hint = worst >= VS_FAIL ? "the report (text, JSON or --html) has every figure "
+			     "behind it; bringup precheck -l HOST looks at the host's state" : NULL });
 			free(reason);
 		}
 		strbuf_release(&why);
 	}
-	tui_event(&(struct dep_event){ .kind = DEV_STAGE_DONE, .stage = (size_t)s,
-		  .stage_name = stage, .t = t }, l->tui);
+	emit(l, &(struct dep_event){ .kind = DEV_STAGE_DONE, .stage = (size_t)s,
+	     .stage_name = stage, .t = t });
 }
 
 static void live_release(struct live *l)
 {
 	tui_free(l->tui);
 	l->tui = NULL;
+	eventlog_free(l->el);
+	l->el = NULL;
 	free(l->hosts);
 	l->hosts = NULL;
 	strlist_clear(&l->stages);
@@ -401,14 +414,30 @@ int cmd_validate(const struct cmd_ctx *ctx, int argc, char **argv)
 	report = json_pack("{s:s, s:[]}", "cluster", inv->cluster_name, "stages");
 	red = redactor_new();
 	redactor_add_inventory(red, inv);
+	state_dir = state_opt ? xstrdup(state_opt) : state_dir_default(inv->cluster_name);
+	live_init(&live, inv, idx, n, want);
+	live.red = red;
+	live.runner = runner;
+	{
+		/* A run that cannot be recorded still validates: a warning. */
+		char *id = run_id_new();
+		char *run_dir = xasprintf("%s/runs/%s-validate", state_dir, id);
+
+		live.ri.run_dir = run_dir;
+		if (mkdir_p(run_dir, &err) || eventlog_open(run_dir, &live.ri, &live.el, &err)) {
+			fprintf(stderr, "bringup validate: warning: the run is not recorded: %s\n",
+				err_msg(&err));
+			err_clear(&err);
+		}
+		live.ri.run_dir = NULL;
+		free(run_dir);
+		free(id);
+	}
 	if (want_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && tui_term_ok()) {
 		struct tui_ctl ctl = { live_pause, NULL, live_stop, runner, "no new test starts, "
 				       "running ones are cancelled; the report covers the rest",
 				       false, false };
 
-		live_init(&live, inv, idx, n, want);
-		live.red = red;
-		live.runner = runner;
 		if (tui_new(&live.ri, &ctl, &live.tui, &err)) {
 			status = cmd_fail_inv(inv, &err);
 			goto out;
@@ -416,11 +445,11 @@ int cmd_validate(const struct cmd_ctx *ctx, int argc, char **argv)
 		cmd_interrupt_on_exit(tui_restore_terminal);
 	}
 	if (kc) {
-		double started = live.tui ? live_t(&live) : 0;
+		double started = live_t(&live);
 		json_t *s;
 		size_t i;
 
-		for (int st = 0; live.tui && st < VSTAGE__COUNT; st++)
+		for (int st = 0; st < VSTAGE__COUNT; st++)
 			if (want[st])
 				live_stage_start(&live, validate_stage_name(st));
 		if (validate_kube(kc, inv, &vo, want, report, &err)) {
@@ -439,7 +468,7 @@ int cmd_validate(const struct cmd_ctx *ctx, int argc, char **argv)
 		cmd_interrupt_begin(cmd_cancel_runner, runner, "no new test starts, running ones are "
 				    "cancelled (their remote processes killed)");
 	for (int st = 0; st < VSTAGE__COUNT; st++) {
-		double started = live.tui ? live_t(&live) : 0;
+		double started = live_t(&live);
 		json_t *stages = json_object_get(report, "stages");
 		size_t before = json_array_size(stages);
 
@@ -458,19 +487,16 @@ int cmd_validate(const struct cmd_ctx *ctx, int argc, char **argv)
 	if (cmd_interrupt_end() || runner_cancelled(runner))
 		json_object_set_new(report, "interrupted", json_true());
 judged:
+	emit(&live, &(struct dep_event){ .kind = DEV_RUN_DONE, .stage = (size_t)-1,
+	     .t = live_t(&live), .interrupted = json_is_true(json_object_get(report, "interrupted")) });
 	if (live.tui) {
-		tui_event(&(struct dep_event){ .kind = DEV_RUN_DONE, .stage = (size_t)-1,
-			  .t = live_t(&live),
-			  .interrupted = json_is_true(json_object_get(report, "interrupted")) },
-			  live.tui);
 		tui_wait(live.tui);
-		live_release(&live);
 		cmd_interrupt_on_exit(NULL);
 	}
+	live_release(&live);
 	worst = validate_report_finish(report);
 	/* An interrupted run is no baseline and compares only partly. */
 	if (baseline && !json_is_true(json_object_get(report, "interrupted"))) {
-		state_dir = state_opt ? xstrdup(state_opt) : state_dir_default(inv->cluster_name);
 		if (validate_baseline(report, state_dir, cfg.baseline_drop_pct, &err)) {
 			status = cmd_fail_inv(inv, &err);
 			goto out;

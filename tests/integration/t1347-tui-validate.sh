@@ -33,9 +33,18 @@ expect_restored 1
 screen | grep -Eq '^rdma +fail' || { screen; fail "no text report after the TUI"; }
 T kill-server
 
-# no terminal: the report alone
-"$BRINGUP" validate --tui --no-baseline --stage rdma -i "$INV" >"$TEST_DIR/plain.txt" 2>&1 </dev/null
+# no terminal: the report alone; the run recorded for tui --replay/--attach
+"$BRINGUP" validate --tui --no-baseline --stage rdma -i "$INV" --state-dir "$TEST_DIR/state" \
+	>"$TEST_DIR/plain.txt" 2>&1 </dev/null
 [ $? = 1 ] || fail "plain validate --tui: status"
 grep -Eq '^rdma +fail' "$TEST_DIR/plain.txt" || { cat "$TEST_DIR/plain.txt"; fail "plain report"; }
 grep -q "$(printf '\033')\[" "$TEST_DIR/plain.txt" && fail "escapes without a terminal"
+RUN=$(ls -d "$TEST_DIR"/state/runs/*-validate/ | head -n 1)
+[ -s "$RUN/events.jsonl" ] || fail "validate recorded no events"
+tui_start 100 30 "\$BRINGUP tui --replay '$RUN' --speed 0"
+wait_screen '^bringup .*validate .*\[DONE\]' 30
+row dgx02 | grep -q '✗' || { screen; fail "replay: dgx02 shows no failure"; }
+row dgx01 | grep -q '✗' && { screen; fail "replay: dgx01 shows a failure"; }
+keys q
+expect_restored 0
 exit 0

@@ -270,6 +270,12 @@ rpm:
 
 # The validate soak (issue 12's "no false alarm"): 20 runs of every stage on
 # a healthy 8-node simulated cluster; minutes, so not part of `make check`.
+# The quorum soak (issue 28's acceptance): SOAK_RUNS (20) rolling upgrades,
+# a quorum node lost at a random moment of each; SOAK_SEED replays them.
+.PHONY: soak-quorum
+soak-quorum: $(BIN)
+	BRINGUP=$(CURDIR)/$(BIN) sh tests/soak/upgrade-quorum-soak.sh
+
 .PHONY: soak-validate
 soak-validate: $(BIN)
 	BRINGUP=$(CURDIR)/$(BIN) sh tests/soak/validate-soak.sh

@@ -153,9 +153,46 @@ static void jarray_add_unique(json_t *arr, const char *s)
  * -T stamps "[Fri Feb 12 11:47:20 2021]" too): a module built against
  * another kernel, driver or ib_core. Every other line is an error naming
  * it; "dmesg: ..." (no permission to read the log) is ok:false.
+ * The loader's own words may come first, as an admin pastes them
+ * (Mellanox/nv_peer_memory#84): `modprobe -v`'s "insmod PATH" lines are
+ * read past; "modprobe: ERROR: could not insert 'NAME': WHY" is modprobe's
+ * failure (ok:false, the module's "load_error"), and so is "modprobe:
+ * FATAL: ..." (no such module, kmod's other failure).
  * {"ok", "modules": {NAME: {"unknown_symbols": [...], "version_mismatch":
- * [...], "lines": N}}}, symbols once each, in the order first seen.
+ * [...], "lines": N[, "load_error": WHY]}}}, symbols once each, in the
+ * order first seen.
  */
+static int modprobe_line(json_t *root, const char *s)
+{
+	static const char insert[] = "modprobe: ERROR: could not insert '";
+	const char *name, *q;
+
+	if (skip_prefix(s, "insmod /"))
+		return 1;
+	if (skip_prefix(s, "modprobe: FATAL: ")) {
+		parse_failure(root, s);
+		return 1;
+	}
+	if (!skip_prefix(s, insert))
+		return 0;
+	name = s + strlen(insert);
+	if (!(q = strstr(name, "': ")) || q == name)
+		return 0;
+	{
+		char *mod = xstrndup(name, (size_t)(q - name));
+		json_t *m = jobject_at(jobject_at(root, "modules"), mod);
+
+		jarray_at(m, "unknown_symbols");
+		jarray_at(m, "version_mismatch");
+		if (!json_object_get(m, "lines"))
+			jset_int(m, "lines", 0);
+		jset_str(m, "load_error", q + 3);
+		free(mod);
+	}
+	parse_failure(root, s);
+	return 1;
+}
+
 static int modload_line(void *state, struct pline *ln, struct err *err)
 {
 	static const char *const failures[] = { "dmesg: " };
@@ -165,7 +202,8 @@ static int modload_line(void *state, struct pline *ln, struct err *err)
 	char *s = ln->text, *at, *sym, *end;
 	const char *kind;
 
-	if (!*s || parse_tool_line(root, ln->tool, s, failures, ARRAY_SIZE(failures), NULL))
+	if (!*s || parse_tool_line(root, ln->tool, s, failures, ARRAY_SIZE(failures), NULL) ||
+	    modprobe_line(root, s))
 		return 0;
 	if (*s == '[') {
 		if (!(end = strchr(s, ']')))

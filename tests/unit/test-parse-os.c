@@ -126,6 +126,20 @@ static void test_dmesg_modules(void **state)
 	assert_jsize_at(j, "modules/nv_peer_mem/unknown_symbols", 2);
 	assert_jstr_at(j, "modules/nv_peer_mem/unknown_symbols/1", "ib_unregister_peer_memory_client");
 	assert_jsize_at(j, "modules/nv_peer_mem/version_mismatch", 0);
+	assert_null(json_object_get(json_object_get(json_object_get(j, "modules"), "nv_peer_mem"),
+				    "load_error"));
+	json_decref(j);
+	/* modprobe -v's own words first, as the same post pastes them: its
+	 * failure, and the symbols dmesg gives for it */
+	j = parse_fixture("dmesg-modules",
+			  "modprobe_v_then_dmesg_T_nv_peer_mem_unknown_symbol_in_module.txt");
+	assert_true(json_is_false(json_object_get(j, "ok")));
+	assert_jstr_at(j, "error", "modprobe: ERROR: could not insert 'nv_peer_mem': Unknown symbol "
+		       "in module, or unknown parameter (see dmesg)");
+	assert_jstr_at(j, "modules/nv_peer_mem/load_error",
+		       "Unknown symbol in module, or unknown parameter (see dmesg)");
+	assert_jsize_at(j, "modules/nv_peer_mem/unknown_symbols", 2);
+	assert_jint_at(j, "modules/nv_peer_mem/lines", 4);
 	json_decref(j);
 	j = parse_text("dmesg-modules", denied, strlen(denied));
 	assert_true(json_is_false(json_object_get(j, "ok")));

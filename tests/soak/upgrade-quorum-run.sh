@@ -57,7 +57,9 @@ start_down() {
 	done
 }
 
-rnd() { awk -v s="$SEED" -v i="$1" -v n="$2" 'BEGIN { srand(s * 7 + i); print int(rand() * n) }'; }
+# rnd I N: the seed's I-th number in [0, N); awk's srand gave near seeds the
+# same first numbers, a hash does not
+rnd() { echo $(( 0x$(printf '%s-%s' "$SEED" "$1" | sha256sum | cut -c1-8) % $2 )); }
 LOST=dgx0$(( $(rnd 1 5) + 1 ))
 K=$(( $(rnd 2 8) + 1 ))
 S=$(rnd 3 30 | awk '{ printf "%.1f", $1 / 10 }')

@@ -237,8 +237,10 @@ int cmd_inventory(const struct cmd_ctx *ctx, int argc, char **argv)
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if (cmd_inventory_load(o.path, &inv, &e)) {
-		rc = cmd_fail(&e);
+		/* a refused validate: section leaves inv set: ours to free */
+		rc = cmd_fail_inv(inv, &e);
 		err_clear(&e);
+		inventory_free(inv);
 		return rc;
 	}
 	if (!strcmp(o.action, "check"))

@@ -8,6 +8,7 @@
 #include "../base/diff.h"
 #include "../base/template.h"
 #include "../base/xalloc.h"
+#include "../inventory/inventory.h"
 #include "module.h"
 
 #include <errno.h>
@@ -60,6 +61,25 @@ const json_t *mod_run_hosts(const struct mod_ctx *mc)
 const struct inventory *mod_inventory(const struct mod_ctx *mc)
 {
 	return mc->inv;
+}
+
+const json_t *mod_host_vars(const struct mod_ctx *mc)
+{
+	const struct host *h = mc->src_inv && !mc->local ? inventory_host(mc->src_inv, mc->host)
+							 : NULL;
+
+	return h ? h->vars : NULL;
+}
+
+bool mod_var_where(const struct mod_ctx *mc, const char *var, const char *key,
+		   struct strbuf *out)
+{
+	struct src_loc loc;
+
+	if (!mc->src_inv || inventory_var_loc(mc->src_inv, mc->host, var, key, &loc))
+		return false;
+	strbuf_addf(out, "%s:%u:%u", loc.file, loc.line, loc.col);
+	return true;
 }
 
 const json_t *mod_records(const struct mod_ctx *mc)

@@ -116,6 +116,18 @@ const json_t *mod_run_hosts(const struct mod_ctx *mc);
 const struct inventory *mod_inventory(const struct mod_ctx *mc);
 const json_t *mod_records(const struct mod_ctx *mc);
 /*
+ * "FILE:LINE:COL" of where this host's inventory variable `var` (its `key`
+ * inside it, when key is not NULL) was written, into out, for an error that
+ * a module finds on the host but whose cause is the inventory (a pagepool
+ * the node's memory cannot hold). Returns false, out untouched, when it
+ * cannot tell (the value is a default, the file changed).
+ */
+/* This host's inventory vars (resolved: cluster < group < host); borrowed,
+ * NULL on the admin host. For a value no parameter can carry (a mapping). */
+const json_t *mod_host_vars(const struct mod_ctx *mc);
+bool mod_var_where(const struct mod_ctx *mc, const char *var, const char *key,
+		   struct strbuf *out);
+/*
  * Records KEY = VALUE in the run's state (journal.json "state"), where a
  * later stage or tool reads what this one found (a cluster ID, a mount path).
  */

@@ -991,3 +991,32 @@ int parse_mmlsfileset(const char *buf, size_t len, json_t **ret, struct err *err
 		jset_str(st.root, "format", st.layout == 2 ? "long" : "plain");
 	return parse_done(rc, st.root, ret);
 }
+
+/*
+ * A GPFS size attribute as mmchconfig takes it (pagepool=16G): digits and
+ * an optional K, M, G or T (binary multiples, either case); mmlsconfig shows
+ * it the same way and mmdiag --config in bytes.
+ */
+int gpfs_size_bytes(const char *s, unsigned long long *ret)
+{
+	static const char units[] = "KMGT";
+	unsigned long long n = 0;
+	const char *u;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	for (; isdigit((unsigned char)*s); s++) {
+		if (n > (~0ULL - 9) / 10)
+			return -1;
+		n = n * 10 + (unsigned)(*s - '0');
+	}
+	if (*s && (s[1] || !(u = strchr(units, toupper((unsigned char)*s)))))
+		return -1;
+	for (int k = *s ? (int)(u - units) + 1 : 0; k > 0; k--) {
+		if (n > ~0ULL / 1024)
+			return -1;
+		n *= 1024;
+	}
+	*ret = n;
+	return 0;
+}

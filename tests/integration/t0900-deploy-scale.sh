@@ -57,7 +57,7 @@ mm mmlsnodeclass dgx | grep -q 'dgx01,dgx02,dgx03,dgx04,dgx05,dgx06,dgx07,dgx08'
 
 out=$("$BRINGUP" precheck -i "$INV") || fail "precheck after deploy: $out"
 out=$(deploy -o json) || fail "second deploy: $out"
-all_ok 69 "$out" || fail "second deploy was not all ok: $out"
+all_ok 77 "$out" || fail "second deploy was not all ok: $out"
 python3 - "$STATE/$(readlink "$STATE/last")/journal.json" <<'PY' || fail "records"
 import json, sys
 r = json.load(open(sys.argv[1]))["records"]

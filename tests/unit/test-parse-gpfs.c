@@ -436,9 +436,31 @@ static void test_mmlsfileset(void **state)
 		     "not mmlsfileset output");
 }
 
+/* mmchconfig's sizes: binary K M G T, either case; anything else refused. */
+static void test_gpfs_size_bytes(void **state)
+{
+	unsigned long long b = 0;
+
+	(void)state;
+	assert_int_equal(gpfs_size_bytes("16G", &b), 0);
+	assert_true(b == 16ULL << 30);
+	assert_int_equal(gpfs_size_bytes("2t", &b), 0);
+	assert_true(b == 2ULL << 40);
+	assert_int_equal(gpfs_size_bytes("1073741824", &b), 0);
+	assert_true(b == 1ULL << 30);
+	assert_int_equal(gpfs_size_bytes("512M", &b), 0);
+	assert_true(b == 512ULL << 20);
+	assert_int_equal(gpfs_size_bytes("16GB", &b), -1);
+	assert_int_equal(gpfs_size_bytes("G", &b), -1);
+	assert_int_equal(gpfs_size_bytes("", &b), -1);
+	assert_int_equal(gpfs_size_bytes("-1G", &b), -1);
+	assert_int_equal(gpfs_size_bytes("99999999999T", &b), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gpfs_size_bytes),
 		cmocka_unit_test(test_mmgetstate),
 		cmocka_unit_test(test_mmgetstate_unreachable_and_failure),
 		cmocka_unit_test(test_mmlscluster),

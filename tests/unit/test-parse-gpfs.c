@@ -95,6 +95,37 @@ static void test_mmlsconfig_node_classes(void **state)
 		     "mmlsconfig: line 1: expected 'Configuration data for cluster'");
 }
 
+/* A stanza naming several nodes or classes sets each of them. */
+static void test_mmlsconfig_shared_stanza(void **state)
+{
+	const char text[] = "Configuration data for cluster c:\n"
+			    "---------------------------------\n"
+			    "clusterName c\n"
+			    "[dgx]\n"
+			    "pagepool 16G\n"
+			    "[dgx,dgx06]\n"
+			    "workerThreads 1024\n"
+			    "[dgx04,dgx05]\n"
+			    "pagepool 2G\n"
+			    "[common]\n"
+			    "maxMBpS 20000\n";
+	json_t *j = parse_text("mmlsconfig", text, sizeof(text) - 1);
+
+	(void)state;
+	assert_jstr_at(j, "nodeclasses/dgx/pagepool", "16G");
+	assert_jstr_at(j, "nodeclasses/dgx/workerThreads", "1024");
+	assert_jstr_at(j, "nodeclasses/dgx06/workerThreads", "1024");
+	assert_jsize_at(j, "nodeclasses/dgx06", 1);
+	assert_jstr_at(j, "nodeclasses/dgx04/pagepool", "2G");
+	assert_jstr_at(j, "nodeclasses/dgx05/pagepool", "2G");
+	assert_jsize_at(j, "nodeclasses", 5);
+	json_decref(j);
+	expect_error_text("mmlsconfig", "[dgx,]\npagepool 1G\n", 19,
+			  "mmlsconfig: line 1: bad [node class] line");
+	expect_error_text("mmlsconfig", "[a,,b]\npagepool 1G\n", 19,
+			  "mmlsconfig: line 1: bad [node class] line");
+}
+
 static void test_mmlsmount_remote(void **state)
 {
 	json_t *j = parse_fixture("mmlsmount", "mmlsmount_all_L_remote_fs_mounted.txt");
@@ -466,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_mmlscluster),
 		cmocka_unit_test(test_gpfs_three_vms_perfmon),
 		cmocka_unit_test(test_mmlsconfig_node_classes),
+		cmocka_unit_test(test_mmlsconfig_shared_stanza),
 		cmocka_unit_test(test_mmlsmount_remote),
 		cmocka_unit_test(test_mmlsfileset),
 		cmocka_unit_test(test_mmremotecluster),

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,6 +70,27 @@ const json_t *mod_host_vars(const struct mod_ctx *mc)
 							 : NULL;
 
 	return h ? h->vars : NULL;
+}
+
+int mod_save_local(struct mod_ctx *mc, const char *name, const char *content, size_t len,
+		   struct strbuf *ret_path)
+{
+	char *path;
+	FILE *f;
+	int rc = 0;
+
+	if (!mc->log || !*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return mod_fail(mc, ERR_STATE, "no run directory to keep %s in", name);
+	path = xasprintf("%s/%s", runlog_dir(mc->log), name);
+	f = fopen(path, "w");
+	if (!f || fwrite(content, 1, len, f) != len || fchmod(fileno(f), 0644))
+		rc = mod_fail(mc, ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+	if (f && fclose(f) && !rc)
+		rc = mod_fail(mc, ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+	if (!rc)
+		strbuf_addstr(ret_path, path);
+	free(path);
+	return rc;
 }
 
 bool mod_var_where(const struct mod_ctx *mc, const char *var, const char *key,

@@ -226,6 +226,15 @@ int mod_put_file(struct mod_ctx *mc, const char *path, const char *content,
  * renamed. Apply only: check decides whether it is needed.
  */
 int mod_upload(struct mod_ctx *mc, const char *local, const char *remote, unsigned mode);
+/*
+ * Writes `content` into the run's directory on the admin host, as NAME
+ * (one path component), mode 0644: something a person must carry
+ * elsewhere (a cluster's public key for another site's administrator).
+ * Its path is appended to ret_path. Fails the module (ERR_IO) when it
+ * cannot, or ERR_STATE when the run keeps no directory.
+ */
+int mod_save_local(struct mod_ctx *mc, const char *name, const char *content, size_t len,
+		   struct strbuf *ret_path);
 /* mod_put_file of a rendered template. */
 int mod_put_template(struct mod_ctx *mc, const char *tmpl, const char *path,
 		     unsigned mode, bool *ret_changed);

@@ -7,7 +7,7 @@
 # stage, scale_preflight, naming the inventory key (file:line:column), the
 # host, the value and the memory; nothing on any node changes. A page pool
 # within the share passes that stage, and a larger pagepoolMaxPhysMemPct
-# in the inventory is honoured.
+# in the inventory is honoured. precheck's scale.pagepool judges the same.
 . "$(dirname "$0")/lib.sh"
 sim_up -n 2 --state bare
 STATE=$TEST_DIR/state
@@ -31,6 +31,15 @@ done
 [ "$before" = "$(snapshot)" ] || fail "a refused deploy changed a node"
 grep -q "ofed\|mmcrcluster\|rpm -i" "$BRINGUP_SIM_DIR"/nodes/dgx0*/log/commands.log &&
 	fail "a refused deploy ran a changing command: $(cat "$BRINGUP_SIM_DIR"/nodes/dgx0*/log/commands.log)"
+
+# precheck says the same, per node, read-only
+out=$("$BRINGUP" precheck -i "$INV" --checks scale.pagepool) && fail "precheck passed pagepool 2T: $out"
+for n in dgx01 dgx02; do
+	echo "$out" | grep -q "^FAIL scale.pagepool  *$n" ||
+		echo "$out" | grep -q "^FAIL scale.pagepool  *dgx\[01-02\]" || fail "scale.pagepool $n: $out"
+done
+echo "$out" | grep -qF "gpfs_config pagepool 2T at $INV:$at:9; MemTotal 504.2G" ||
+	fail "scale.pagepool does not name key, value and memory: $out"
 
 # 380G: just above 75% of 504.2G
 sed -i 's/^        pagepool: 2T$/        pagepool: 380G/' "$INV"

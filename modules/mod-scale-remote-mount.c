@@ -283,6 +283,60 @@ out:
 }
 
 /*
+ * Every node's mount was refused because the storage cluster has not
+ * authorised this cluster (its key not added, or the file system not
+ * granted): nothing on this side can fix it. This cluster's public key
+ * (/var/mmfs/ssl/id_rsa.pub on the manager, IBM "Mounting a remote GPFS
+ * file system": the accessing cluster's administrator gives it to the
+ * owning cluster's) goes into the run directory, and the stage fails with
+ * the two commands the storage administrator runs there.
+ */
+static int refused_by_storage(struct mod_ctx *mc, const char *list, const char *why)
+{
+	static const char *const lscluster[] = { "mmlscluster", NULL };
+	const char *rcl = mod_param_str(mc, "remote_cluster");
+	const char *rfs = mod_param_str(mc, "remote_filesystem");
+	struct strbuf key = STRBUF_INIT, path = STRBUF_INIT;
+	json_t *cl = NULL;
+	const char *name;
+	char *file = NULL;
+	bool exists = false;
+	int rc = scale_mm_parsed(mc, lscluster, parse_mmlscluster, &cl);
+
+	name = json_string_value(json_object_get(json_object_get(cl, "cluster"),
+						 "gpfs_cluster_name"));
+	if (!rc && !name)
+		rc = mod_fail(mc, ERR_PARSE, "mmlscluster on %s names no cluster", mod_host(mc));
+	if (!rc)
+		rc = mod_read_file(mc, "/var/mmfs/ssl/id_rsa.pub", &key, &exists);
+	if (!rc && !exists)
+		rc = mod_fail(mc, ERR_STATE, "mmmount %s failed on every node (%s): %s; and this "
+			      "cluster has no public key (/var/mmfs/ssl/id_rsa.pub on %s) for the "
+			      "storage cluster %s to authorise: run mmauth genkey new", device(mc),
+			      list, why, mod_host(mc), rcl);
+	if (!rc) {
+		file = xasprintf("%s.pub", name);
+		rc = mod_save_local(mc, file, key.buf, key.len, &path);
+	}
+	if (!rc)
+		rc = mod_fail(mc, ERR_REMOTE, "mmmount %s failed on every node (%s): %s\n"
+			      "The storage cluster %s has not authorised this cluster (%s) to mount "
+			      "%s. This cluster's public key (/var/mmfs/ssl/id_rsa.pub on %s) is "
+			      "saved in %s: give it to the storage administrator, who runs on a node "
+			      "of %s:\n"
+			      "  mmauth add %s -k %s\n"
+			      "  mmauth grant %s -f %s\n"
+			      "then run `bringup deploy` again: it mounts once the grant is in",
+			      device(mc), list, why, rcl, name, rfs, mod_host(mc), path.buf, rcl,
+			      name, file, name, rfs);
+	free(file);
+	json_decref(cl);
+	strbuf_release(&key);
+	strbuf_release(&path);
+	return rc;
+}
+
+/*
  * mmmount on several nodes: a node that cannot mount says so on a line
  * "NODE:  mmmount: ...". Those fail alone; when every node fails (the
  * storage cluster refuses us), the stage fails.
@@ -323,6 +377,13 @@ static int mount_nodes(struct mod_ctx *mc, const char *list)
 		/* res.err was cut into lines above: the output is what is left whole. */
 		strbuf_addstr(&msg, cause.len ? cause.buf : failed.n ? msgs.v[0] : res.out.buf);
 		strbuf_rtrim(&msg);
+		/* the storage side's words for a client it has not authorised */
+		if (strstr(msg.buf, "has not authorized this cluster") ||
+		    strstr(msg.buf, "has not granted this cluster")) {
+			rc = refused_by_storage(mc, list, msg.buf);
+			strbuf_release(&msg);
+			goto out;
+		}
 		rc = mod_fail(mc, ERR_REMOTE, "mmmount %s failed on every node (%s): %s; if the "
 			      "storage cluster %s refuses this cluster, its admin must authorise "
 			      "this cluster's key (mmauth add / mmauth grant -f %s) and "

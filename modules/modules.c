@@ -18,6 +18,7 @@ extern const struct stage_module mod_peermem;
 extern const struct stage_module mod_scale_cluster;
 extern const struct stage_module mod_scale_install;
 extern const struct stage_module mod_scale_node;
+extern const struct stage_module mod_scale_preflight;
 extern const struct stage_module mod_scale_rdma;
 extern const struct stage_module mod_scale_remote_mount;
 extern const struct stage_module mod_scale_tune;
@@ -36,6 +37,7 @@ const struct stage_module *const stage_modules[] = {
 	&mod_scale_cluster,
 	&mod_scale_install,
 	&mod_scale_node,
+	&mod_scale_preflight,
 	&mod_scale_rdma,
 	&mod_scale_remote_mount,
 	&mod_scale_tune,

@@ -76,23 +76,49 @@ void scale_classes(const struct scale_nodes *ns, struct strlist *out)
 			strlist_push(out, ns->v[i].nodeclass);
 }
 
-void scale_verbs_ports(const json_t *vars, const json_t *hcas, struct strbuf *out)
+static bool name_in(const json_t *list, const char *name)
 {
-	const json_t *compute = json_object_get(vars, "compute_hcas");
-	size_t i, k;
-	json_t *h, *c;
+	size_t k;
+	json_t *c;
 
+	json_array_foreach(list, k, c)
+		if (json_is_string(c) && !strcmp(json_string_value(c), name))
+			return true;
+	return false;
+}
+
+void scale_verbs_ports(const json_t *vars, const json_t *hcas, struct strbuf *out,
+		       bool *ret_roce)
+{
+	const json_t *storage = json_object_get(vars, "storage_hcas");
+	const json_t *compute = json_object_get(vars, "compute_hcas");
+	bool by_storage = json_is_array(storage) && json_array_size(storage);
+	size_t i;
+	json_t *h;
+
+	*ret_roce = false;
 	json_array_foreach(hcas, i, h) {
 		const char *name = json_string_value(json_object_get(h, "name"));
-		bool take = !json_is_array(compute) || !json_array_size(compute);
+		bool ib = !strcmp(json_string_value(json_object_get(h, "link_layer")), "infiniband");
+		bool take;
 
-		if (!name || strcmp(json_string_value(json_object_get(h, "link_layer")), "infiniband"))
+		if (!name)
 			continue;
-		json_array_foreach(compute, k, c)
-			take |= json_is_string(c) && !strcmp(json_string_value(c), name);
-		if (take)
-			strbuf_addf(out, "%s%s/%d", out->len ? " " : "", name,
-				    (int)json_integer_value(json_object_get(h, "port")));
+		/*
+		 * GPFS moves data to the NSD servers: the ports that reach
+		 * them are the storage HCAs where the inventory names them
+		 * (InfiniBand or RoCE), else the InfiniBand compute ports.
+		 */
+		if (by_storage)
+			take = name_in(storage, name);
+		else
+			take = ib && (!json_is_array(compute) || !json_array_size(compute) ||
+				      name_in(compute, name));
+		if (!take)
+			continue;
+		*ret_roce |= !ib;
+		strbuf_addf(out, "%s%s/%d", out->len ? " " : "", name,
+			    (int)json_integer_value(json_object_get(h, "port")));
 	}
 }
 
@@ -144,13 +170,20 @@ json_t *scale_desired_config(const struct scale_nodes *ns, const char *cls)
 	}
 	{
 		struct strbuf ports = STRBUF_INIT;
+		bool roce;
 
-		scale_verbs_ports(first->vars, first->hcas, &ports);
+		scale_verbs_ports(first->vars, first->hcas, &ports, &roce);
 		if (ports.len) {
 			json_object_set_new(want, "verbsRdma", json_string("enable"));
 			json_object_set_new(want, "verbsRdmaSend", json_string("yes"));
 			json_object_set_new(want, "verbsPorts", json_string(ports.buf));
 		}
+		/* RoCE connections are set up by the RDMA connection manager:
+		 * GPFS opens RDMA on a RoCE port only with verbsRdmaCm enable
+		 * (mmchconfig's verbsRdmaCm; RHEL 9 "Configuring RoCE":
+		 * RDMA_CM sets up the RoCE connection). */
+		if (roce)
+			json_object_set_new(want, "verbsRdmaCm", json_string("enable"));
 		strbuf_release(&ports);
 	}
 	merge_config(want, json_object_get(first->vars, "gpfs_config"));

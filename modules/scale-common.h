@@ -44,13 +44,19 @@ void scale_classes(const struct scale_nodes *ns, struct strlist *out);
 /*
  * The desired configuration of `cls` (NULL: [common]) as a JSON object
  * attribute -> value string: bringup's defaults (verbs RDMA on the class's
- * InfiniBand ports, the CSI driver's two attributes cluster-wide), then the
+ * storage ports, verbsRdmaCm for RoCE ones, the CSI driver's two attributes cluster-wide), then the
  * class's gpfs_config from the inventory over them. New object; decref.
  */
 json_t *scale_desired_config(const struct scale_nodes *ns, const char *cls);
 
-/* verbsPorts for a node: its compute HCAs' InfiniBand ports ("mlx5_0/1 mlx5_1/1"). */
-void scale_verbs_ports(const json_t *vars, const json_t *hcas, struct strbuf *out);
+/*
+ * verbsPorts for a node: the ports that reach the storage ("mlx5_8/1
+ * mlx5_9/1"): its storage_hcas when the inventory names them, InfiniBand
+ * or RoCE; else its InfiniBand compute HCAs (compute_hcas when set).
+ * *ret_roce: one of them is Ethernet (RoCE), which needs verbsRdmaCm.
+ */
+void scale_verbs_ports(const json_t *vars, const json_t *hcas, struct strbuf *out,
+		       bool *ret_roce);
 
 /* Runs MMBIN/argv[0] with argv[1..]; like mod_exec. */
 int scale_mm(struct mod_ctx *mc, const char *const *argv, struct cmd_result *res);

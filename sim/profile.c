@@ -35,6 +35,14 @@ static const struct sim_hca hgx_h100_ndr_hcas[] = {
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * MemTotal of /proc/meminfo: the installed memory (DGX-1: 512 GiB; an HGX
+ * H100 of Blue Vela: 2 TiB) less what firmware and the kernel keep for
+ * themselves, some 1.5 %: the kernel never reports the whole DIMM size.
+ */
+#define DGX1_MEM_KB 528646420ULL
+#define HGX_H100_MEM_KB 2114390584ULL
+
 /* Sorted by name. */
 const struct sim_profile sim_profiles[] = {
 	{
@@ -50,6 +58,7 @@ const struct sim_profile sim_profiles[] = {
 		.gpu_model = "Tesla V100-SXM2-32GB",
 		.gpu_driver = "418.87.01",
 		.cuda_version = "10.1",
+		.mem_total_kb = DGX1_MEM_KB,
 		.hcas = dgx1_edr_hcas,
 		.nhcas = ARRAY_SIZE(dgx1_edr_hcas),
 		.ofed_version = "MLNX_OFED_LINUX-4.7-3.2.9.0",
@@ -68,6 +77,7 @@ const struct sim_profile sim_profiles[] = {
 		.gpu_model = "Tesla V100-SXM2-32GB",
 		.gpu_driver = "418.87.01",
 		.cuda_version = "10.1",
+		.mem_total_kb = DGX1_MEM_KB,
 		.hcas = dgx1_edr_hcas,
 		.nhcas = ARRAY_SIZE(dgx1_edr_hcas),
 		.ofed_version = "MLNX_OFED_LINUX-4.7-3.2.9.0",
@@ -86,6 +96,7 @@ const struct sim_profile sim_profiles[] = {
 		.gpu_model = "NVIDIA H100 80GB HBM3",
 		.gpu_driver = "550.90.07",
 		.cuda_version = "12.4",
+		.mem_total_kb = HGX_H100_MEM_KB,
 		.hcas = hgx_h100_ndr_hcas,
 		.nhcas = ARRAY_SIZE(hgx_h100_ndr_hcas),
 		.ofed_version = "MLNX_OFED_LINUX-24.04-0.7.0.0",
@@ -222,6 +233,7 @@ void sim_format_node_conf(struct strbuf *out, const struct sim *s, unsigned i)
 	conf_line(out, "GPU_MODEL", p->gpu_model);
 	conf_line(out, "GPU_DRIVER", p->gpu_driver);
 	conf_line(out, "CUDA_VERSION", p->cuda_version);
+	strbuf_addf(out, "MEM_TOTAL_KB='%llu'\n", p->mem_total_kb);
 	for (unsigned h = 0; h < p->nhcas; h++)
 		strbuf_addf(&hcas, "%s%s", h ? " " : "", p->hcas[h].name);
 	conf_line(out, "HCAS", hcas.buf);
@@ -473,6 +485,8 @@ void sim_format_fstab(struct strbuf *out, const struct sim *s, unsigned i)
 	/* The node's own /sys/class: what sysfs says of its HCAs (the NUMA
 	 * node of each, state/sys/class/infiniband/DEV/device/numa_node). */
 	strbuf_addstr(out, "/run/bringup-sim/node/state/sys/class /sys/class none bind 0 0\n");
+	/* The node's own memory (sim-node-init writes it from MEM_TOTAL_KB). */
+	strbuf_addstr(out, "/run/bringup-sim/node/state/meminfo /proc/meminfo none bind 0 0\n");
 	/* The node's own boot id, which a simulated reboot renews. */
 	strbuf_addstr(out, "/run/bringup-sim/node/state/boot_id /proc/sys/kernel/random/boot_id "
 			   "none bind 0 0\n");

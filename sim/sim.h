@@ -62,6 +62,7 @@ struct sim_profile {
 	const char *gpu_model;     /* as nvidia-smi names it */
 	const char *gpu_driver;
 	const char *cuda_version;
+	unsigned long long mem_total_kb; /* MemTotal of /proc/meminfo */
 	const struct sim_hca *hcas;
 	unsigned nhcas;
 	const char *ofed_version;  /* what a `ready` node has installed */

@@ -509,6 +509,7 @@ static void job_init(struct deploy *d, struct host_job *job, struct task *task,
 	job->mc.log = d->log;
 	job->mc.cancelled = &d->cancelled;
 	job->mc.applied = &d->applied;
+	job->mc.src_inv = d->inv;
 	if (!s->local)
 		job->mc.probe = &d->probes[stage * d->ncols + host];
 	if (s->run_once || s->local)

@@ -8,6 +8,7 @@
 #include "../base/diff.h"
 #include "../base/template.h"
 #include "../base/xalloc.h"
+#include "../inventory/inventory.h"
 #include "module.h"
 
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,6 +62,46 @@ const json_t *mod_run_hosts(const struct mod_ctx *mc)
 const struct inventory *mod_inventory(const struct mod_ctx *mc)
 {
 	return mc->inv;
+}
+
+const json_t *mod_host_vars(const struct mod_ctx *mc)
+{
+	const struct host *h = mc->src_inv && !mc->local ? inventory_host(mc->src_inv, mc->host)
+							 : NULL;
+
+	return h ? h->vars : NULL;
+}
+
+int mod_save_local(struct mod_ctx *mc, const char *name, const char *content, size_t len,
+		   struct strbuf *ret_path)
+{
+	char *path;
+	FILE *f;
+	int rc = 0;
+
+	if (!mc->log || !*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return mod_fail(mc, ERR_STATE, "no run directory to keep %s in", name);
+	path = xasprintf("%s/%s", runlog_dir(mc->log), name);
+	f = fopen(path, "w");
+	if (!f || fwrite(content, 1, len, f) != len || fchmod(fileno(f), 0644))
+		rc = mod_fail(mc, ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+	if (f && fclose(f) && !rc)
+		rc = mod_fail(mc, ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+	if (!rc)
+		strbuf_addstr(ret_path, path);
+	free(path);
+	return rc;
+}
+
+bool mod_var_where(const struct mod_ctx *mc, const char *var, const char *key,
+		   struct strbuf *out)
+{
+	struct src_loc loc;
+
+	if (!mc->src_inv || inventory_var_loc(mc->src_inv, mc->host, var, key, &loc))
+		return false;
+	strbuf_addf(out, "%s:%u:%u", loc.file, loc.line, loc.col);
+	return true;
 }
 
 const json_t *mod_records(const struct mod_ctx *mc)

@@ -34,6 +34,7 @@ struct mod_ctx {
 	json_t *run_hosts;          /* run_once stages: mod_run_hosts(); owned, else NULL */
 	const struct inventory *inv; /* local stages: mod_inventory(); borrowed, else NULL */
 	json_t *records;            /* local stages: mod_records(); owned, else NULL */
+	const struct inventory *src_inv; /* every stage: mod_var_where(); borrowed, may be NULL */
 	json_t *record;             /* mod_record values for the run's state; owned */
 	json_t *host_failures;      /* mod_fail_host: host -> message; owned */
 	const char *script;         /* template the next command reads on stdin (for the log) */

@@ -116,6 +116,18 @@ const json_t *mod_run_hosts(const struct mod_ctx *mc);
 const struct inventory *mod_inventory(const struct mod_ctx *mc);
 const json_t *mod_records(const struct mod_ctx *mc);
 /*
+ * "FILE:LINE:COL" of where this host's inventory variable `var` (its `key`
+ * inside it, when key is not NULL) was written, into out, for an error that
+ * a module finds on the host but whose cause is the inventory (a pagepool
+ * the node's memory cannot hold). Returns false, out untouched, when it
+ * cannot tell (the value is a default, the file changed).
+ */
+/* This host's inventory vars (resolved: cluster < group < host); borrowed,
+ * NULL on the admin host. For a value no parameter can carry (a mapping). */
+const json_t *mod_host_vars(const struct mod_ctx *mc);
+bool mod_var_where(const struct mod_ctx *mc, const char *var, const char *key,
+		   struct strbuf *out);
+/*
  * Records KEY = VALUE in the run's state (journal.json "state"), where a
  * later stage or tool reads what this one found (a cluster ID, a mount path).
  */
@@ -214,6 +226,15 @@ int mod_put_file(struct mod_ctx *mc, const char *path, const char *content,
  * renamed. Apply only: check decides whether it is needed.
  */
 int mod_upload(struct mod_ctx *mc, const char *local, const char *remote, unsigned mode);
+/*
+ * Writes `content` into the run's directory on the admin host, as NAME
+ * (one path component), mode 0644: something a person must carry
+ * elsewhere (a cluster's public key for another site's administrator).
+ * Its path is appended to ret_path. Fails the module (ERR_IO) when it
+ * cannot, or ERR_STATE when the run keeps no directory.
+ */
+int mod_save_local(struct mod_ctx *mc, const char *name, const char *content, size_t len,
+		   struct strbuf *ret_path);
 /* mod_put_file of a rendered template. */
 int mod_put_template(struct mod_ctx *mc, const char *tmpl, const char *path,
 		     unsigned mode, bool *ret_changed);

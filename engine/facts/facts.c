@@ -34,6 +34,7 @@ static const struct {
 	{ "ibstatus", "ibstatus" },
 	{ "lsmod", "lsmod" },
 	{ "lspci", "lspci" },
+	{ "meminfo", "meminfo" },
 	{ "mmdiag-config", "mmdiag-config" },
 	{ "mmdiag-network", "mmdiag-network" },
 	{ "mmgetstate", "mmgetstate" },

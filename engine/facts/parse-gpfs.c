@@ -209,9 +209,29 @@ static int is_attribute(const char *s)
 }
 struct lsconfig_state {
 	json_t *root;
-	json_t *settings; /* the current stanza's object */
+	/* the current stanza's objects (borrowed): one per name of it, since
+	 * mmlsconfig folds the nodes and classes that share a value into one
+	 * stanza, "[dgx01,dgx02]" */
+	json_t *settings;
 	int in_filesystems;
 };
+
+/* A stanza's names, each an entry of "nodeclasses" that its lines set. */
+static int lsconfig_stanza(struct lsconfig_state *st, char *names)
+{
+	json_t *classes = jobject_at(st->root, "nodeclasses");
+	char *save = NULL;
+
+	json_decref(st->settings);
+	st->settings = json_array();
+	for (char *n = strtok_r(names, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+		n = trim(n);
+		if (!*n)
+			return -1;
+		json_array_append(st->settings, jobject_at(classes, n));
+	}
+	return json_array_size(st->settings) ? 0 : -1;
+}
 
 static int lsconfig_line(void *state, struct pline *ln, struct err *err)
 {
@@ -243,27 +263,40 @@ static int lsconfig_line(void *state, struct pline *ln, struct err *err)
 		if (s[strlen(s) - 1] != ']' || strlen(s) < 3)
 			return pline_error(ln, err, "bad [node class] line");
 		s[strlen(s) - 1] = '\0';
-		st->settings = jobject_at(jobject_at(st->root, "nodeclasses"), s + 1);
+		if (strstr(s, ",,") || s[1] == ',' || s[strlen(s) - 1] == ',')
+			return pline_error(ln, err, "bad [node class] line");
+		if (lsconfig_stanza(st, s + 1))
+			return pline_error(ln, err, "bad [node class] line");
 		return 0;
 	}
 	if (ln->indent || split_ws(s, tok, 2) != 2 || !is_attribute(tok[0]))
 		return pline_error(ln, err, "expected 'attribute value'");
 	if (!st->settings && !json_object_get(st->root, "cluster"))
 		return pline_error(ln, err, "expected 'Configuration data for cluster' or '[node class]' first");
-	if (!st->settings) /* before any stanza: applies to all nodes */
-		st->settings = jobject_at(jobject_at(st->root, "nodeclasses"), "common");
-	jset_str(st->settings, tok[0], tok[1]);
+	if (!st->settings) { /* before any stanza: applies to all nodes */
+		char common[] = "common";
+
+		lsconfig_stanza(st, common);
+	}
+	{
+		size_t i;
+		json_t *o;
+
+		json_array_foreach(st->settings, i, o)
+			jset_str(o, tok[0], tok[1]);
+	}
 	return 0;
 }
 
 int parse_mmlsconfig(const char *buf, size_t len, json_t **ret, struct err *err)
 {
 	struct lsconfig_state st = { 0 };
+	int rc;
 
 	st.root = json_object();
-	return parse_done(parse_lines("mmlsconfig", buf, len, lsconfig_line, &st,
-				      err),
-			  st.root, ret);
+	rc = parse_lines("mmlsconfig", buf, len, lsconfig_line, &st, err);
+	json_decref(st.settings);
+	return parse_done(rc, st.root, ret);
 }
 
 /* mmlsmount: "File system fs1 (cluster:remote) is mounted on 7 nodes:" and
@@ -990,4 +1023,33 @@ int parse_mmlsfileset(const char *buf, size_t len, json_t **ret, struct err *err
 	if (!rc && st.layout)
 		jset_str(st.root, "format", st.layout == 2 ? "long" : "plain");
 	return parse_done(rc, st.root, ret);
+}
+
+/*
+ * A GPFS size attribute as mmchconfig takes it (pagepool=16G): digits and
+ * an optional K, M, G or T (binary multiples, either case); mmlsconfig shows
+ * it the same way and mmdiag --config in bytes.
+ */
+int gpfs_size_bytes(const char *s, unsigned long long *ret)
+{
+	static const char units[] = "KMGT";
+	unsigned long long n = 0;
+	const char *u;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	for (; isdigit((unsigned char)*s); s++) {
+		if (n > (~0ULL - 9) / 10)
+			return -1;
+		n = n * 10 + (unsigned)(*s - '0');
+	}
+	if (*s && (s[1] || !(u = strchr(units, toupper((unsigned char)*s)))))
+		return -1;
+	for (int k = *s ? (int)(u - units) + 1 : 0; k > 0; k--) {
+		if (n > ~0ULL / 1024)
+			return -1;
+		n *= 1024;
+	}
+	*ret = n;
+	return 0;
 }

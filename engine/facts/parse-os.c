@@ -336,3 +336,39 @@ int parse_modinfo(const char *buf, size_t len, json_t **ret, struct err *err)
 		rc = parse_error_end("modinfo", err, "no fields");
 	return parse_done(rc, st.root, ret);
 }
+
+/*
+ * /proc/meminfo: "Key:   N kB" lines (proc(5); the kernel prints every
+ * size in kibibytes with the unit "kB", and counts such as HugePages_Total
+ * without one). Keys as the kernel names them, values in KiB (or counts);
+ * MemTotal is required: it is what makes the text meminfo's.
+ */
+static int meminfo_line(void *state, struct pline *ln, struct err *err)
+{
+	char *key, *val, *unit;
+	long long n;
+
+	if (!*ln->text)
+		return 0;
+	if (!split_kv(ln->text, ':', &key, &val) || !*key)
+		return pline_error(ln, err, "expected 'Key: N kB'");
+	unit = strchr(val, ' ');
+	if (unit) {
+		*unit++ = '\0';
+		unit = trim(unit);
+	}
+	if (parse_ll(val, 10, &n) || n < 0 || (unit && *unit && strcmp(unit, "kB")))
+		return pline_error(ln, err, "expected a number of kB");
+	jset_int(state, key, n);
+	return 0;
+}
+
+int parse_meminfo(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	json_t *root = json_object();
+	int rc = parse_lines("meminfo", buf, len, meminfo_line, root, err);
+
+	if (!rc && !json_object_get(root, "MemTotal"))
+		rc = parse_not_tool("meminfo", err, "no MemTotal line");
+	return parse_done(rc, root, ret);
+}

@@ -23,6 +23,7 @@ static const struct parser parsers[] = {
 	{ "kubectl-get-nodes", "nodes with status, roles, version (kubectl/oc get nodes, -o wide)", parse_kubectl_get_nodes },
 	{ "lsmod", "loaded kernel modules (lsmod, also grepped lines)", parse_lsmod },
 	{ "lspci", "PCI devices with PCIe link capability/status (lspci -vvv, or its LnkCap/LnkSta lines)", parse_lspci },
+	{ "meminfo", "memory sizes in KiB: MemTotal, MemAvailable, ... (/proc/meminfo)", parse_meminfo },
 	{ "mmdiag-config", "GPFS daemon's running configuration (mmdiag --config)", parse_mmdiag_config },
 	{ "mmdiag-network", "GPFS daemon's connections, verbs RDMA ports (mmdiag --network)", parse_mmdiag_network },
 	{ "mmgetstate", "GPFS daemon state per node (mmgetstate -a)", parse_mmgetstate },

@@ -50,7 +50,7 @@ parse_fn parse_nvidia_smi, parse_nvidia_smi_q, parse_nvidia_smi_topo;
 /* parse-pci.c */
 parse_fn parse_lspci;
 /* parse-os.c */
-parse_fn parse_lsmod, parse_os_release, parse_getenforce, parse_dmesg_modules, parse_modinfo;
+parse_fn parse_lsmod, parse_meminfo, parse_os_release, parse_getenforce, parse_dmesg_modules, parse_modinfo;
 /* parse-gpfs.c */
 parse_fn parse_mmgetstate, parse_mmlscluster, parse_mmlsconfig,
 	parse_mmlsmount, parse_mmremotecluster, parse_mmremotefs, parse_mmlsnodeclass,
@@ -85,5 +85,9 @@ parse_fn parse_nccl_tests, parse_nccl_debug, parse_tf_cnn_benchmarks, parse_dle_
 parse_fn parse_kubectl_get_nodes, parse_kubectl_describe_node;
 /* parse-sshpeer.c */
 parse_fn parse_ssh_peer;
+
+/* A GPFS size value ("16G", "512M", "1073741824") in bytes: 0, or -1 when
+ * it is not one (or does not fit in 64 bits). */
+int gpfs_size_bytes(const char *s, unsigned long long *ret);
 
 #endif

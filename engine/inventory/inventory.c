@@ -1541,3 +1541,102 @@ json_t *inventory_to_json(const struct inventory *inv, const struct host *only)
 			 "vars", inv->vars, "groups", groups_to_json(inv),
 			 "hosts", hosts);
 }
+
+/* ---- where a variable was written (inventory_var_loc) ---- */
+
+/* The value of `key` in mapping n, or NULL; *ret_key gets the key node. */
+static yaml_node_t *map_get(struct ytree *t, yaml_node_t *n, const char *key,
+			    yaml_node_t **ret_key)
+{
+	if (!n || n->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (size_t i = 0; i < ytree_map_len(n); i++) {
+		yaml_node_t *k = ytree_map_key(t, n, i);
+		const char *s = ytree_str(k);
+
+		if (s && !strcmp(s, key)) {
+			if (ret_key)
+				*ret_key = k;
+			return ytree_map_value(t, n, i);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The `var` mapping of vars mapping `vars`, when it has one; then its `key`
+ * (or, key NULL, the var itself) becomes the candidate, since a later layer's
+ * var replaces an earlier one's whole (json_object_update in resolve_hosts).
+ */
+static void take_layer(struct ytree *t, yaml_node_t *vars, const char *var, const char *key,
+		       yaml_node_t **best, bool *found)
+{
+	yaml_node_t *vk = NULL, *v = map_get(t, vars, var, &vk), *kk = NULL;
+
+	if (!v)
+		return;
+	*found = true;
+	*best = key ? (map_get(t, v, key, &kk) ? kk : NULL) : vk;
+}
+
+static bool nodeset_has(const char *pattern, const char *name)
+{
+	struct strlist names = STRLIST_INIT;
+	struct err err = ERR_INIT;
+	bool has = !nodeset_expand(pattern, &names, &err) && strlist_index(&names, name) >= 0;
+
+	strlist_clear(&names);
+	err_clear(&err);
+	return has;
+}
+
+int inventory_var_loc(const struct inventory *inv, const char *host, const char *var,
+		      const char *key, struct src_loc *ret)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct ytree t = { 0 };
+	struct err err = ERR_INIT;
+	yaml_node_t *root, *sec, *best = NULL;
+	bool found = false;
+	char chunk[8192];
+	size_t n;
+	FILE *f = inv && inv->path ? fopen(inv->path, "r") : NULL;
+
+	*ret = (struct src_loc){ inv ? inv->path : NULL, 0, 0 };
+	if (!f)
+		return -1;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && sb.len <= MAX_INVENTORY_BYTES)
+		strbuf_add(&sb, chunk, n);
+	fclose(f);
+	if (ytree_load(&t, inv->path, sb.buf, sb.len, &err) || !(root = ytree_root(&t)))
+		goto out;
+	/* The layers in the order resolve_hosts merges them, lowest first. */
+	take_layer(&t, map_get(&t, map_get(&t, root, "cluster", NULL), "vars", NULL), var, key,
+		   &best, &found);
+	sec = map_get(&t, root, "groups", NULL);
+	for (size_t i = 0; sec && sec->type == YAML_MAPPING_NODE && i < ytree_map_len(sec); i++) {
+		const char *g = ytree_str(ytree_map_key(&t, sec, i));
+		int role = g ? role_from_name(g) : -1;
+
+		if (role >= 0 && strlist_index(&inv->groups[role].hosts, host) >= 0)
+			take_layer(&t, map_get(&t, ytree_map_value(&t, sec, i), "vars", NULL),
+				   var, key, &best, &found);
+	}
+	sec = map_get(&t, root, "hosts", NULL);
+	for (size_t i = 0; sec && sec->type == YAML_MAPPING_NODE && i < ytree_map_len(sec); i++) {
+		const char *pat = ytree_str(ytree_map_key(&t, sec, i));
+
+		if (pat && nodeset_has(pat, host))
+			take_layer(&t, map_get(&t, ytree_map_value(&t, sec, i), "vars", NULL),
+				   var, key, &best, &found);
+	}
+	if (best) {
+		ret->line = ytree_line(best);
+		ret->col = ytree_col(best);
+	}
+out:
+	ytree_release(&t);
+	err_clear(&err);
+	strbuf_release(&sb);
+	return best ? 0 : -1;
+}

@@ -144,6 +144,17 @@ const struct host *inventory_host(const struct inventory *inv, const char *name)
 int inventory_select(const struct inventory *inv, const char *limit,
 		     size_t **ret_idx, size_t *ret_n, struct err *err);
 
+/*
+ * Where host's variable `var` (its `key` inside it when key is not NULL:
+ * gpfs_config's pagepool) was written: the layer that set it for the host
+ * (host over group over cluster, as vars merge), read again from
+ * inv->path, so that an error found later, on the host, can point into the
+ * file. 0 with *ret filled; -1 when it cannot tell (not set, no file, the
+ * file changed), ret->line 0.
+ */
+int inventory_var_loc(const struct inventory *inv, const char *host, const char *var,
+		      const char *key, struct src_loc *ret);
+
 /* The resolved view (as `inventory show -o json` prints); caller decrefs. */
 json_t *inventory_to_json(const struct inventory *inv, const struct host *only);
 

@@ -1089,6 +1089,48 @@ static void run_scale_rdma(struct check_ctx *cc)
  * an attribute changed without -i/-I, or a daemon that did not restart
  * after a change, runs the old value while mmlsconfig shows the new one.
  */
+/* The inventory's pagepool within its share of the node's memory (MemTotal). */
+static void run_scale_pagepool(struct check_ctx *cc)
+{
+	json_t *mi = fact_parsed(cc->hf, "meminfo");
+	unsigned long long mem_kb = (unsigned long long)json_integer_value(json_object_get(mi,
+									 "MemTotal"));
+	struct scale_pagepool pp;
+	struct src_loc loc;
+	char have[32], limit[32], *want, *found;
+	enum scale_pagepool_verdict v = scale_pagepool_judge(cc->host->vars, mem_kb, &pp);
+
+	if (v == SCALE_PP_NONE) {
+		check_skip(cc, NULL, "the inventory sets no pagepool (gpfs_config)");
+		return;
+	}
+	if (v == SCALE_PP_OK && !mem_kb) {
+		check_skip(cc, NULL, "no MemTotal in /proc/meminfo");
+		return;
+	}
+	scale_size_human(pp.mem_bytes, have, sizeof(have));
+	scale_size_human(pp.limit, limit, sizeof(limit));
+	want = xasprintf("pagepool at most %u%% of memory (%s)", pp.pct, limit);
+	if (!inventory_var_loc(cc->inv, cc->host->name, pp.var ? pp.var : "gpfs_config",
+			       v == SCALE_PP_BAD_PCT ? "pagepoolMaxPhysMemPct" : "pagepool", &loc))
+		found = xasprintf("%s %s %s at %s:%u:%u; MemTotal %s", pp.var,
+				  v == SCALE_PP_BAD_PCT ? "pagepoolMaxPhysMemPct" : "pagepool",
+				  v == SCALE_PP_BAD_PCT ? pp.pct_value : pp.value, loc.file,
+				  loc.line, loc.col, have);
+	else
+		found = xasprintf("%s %s %s; MemTotal %s", pp.var,
+				  v == SCALE_PP_BAD_PCT ? "pagepoolMaxPhysMemPct" : "pagepool",
+				  v == SCALE_PP_BAD_PCT ? pp.pct_value : pp.value, have);
+	if (v == SCALE_PP_OK)
+		check_pass(cc, NULL, want, found);
+	else
+		check_fail(cc, NULL, want, found, v == SCALE_PP_OVER ?
+			   "lower pagepool in the inventory; deploy refuses it (stage scale_preflight)" :
+			   "a size such as 16G, and pagepoolMaxPhysMemPct 10-90");
+	free(want);
+	free(found);
+}
+
 static void run_scale_config_running(struct check_ctx *cc)
 {
 	json_t *cfg = fact_parsed(cc->hf, "mmdiag-config"), *lsc = fact_parsed(cc->hf, "mmlsconfig");
@@ -1899,6 +1941,10 @@ const struct check_def check_defs[] = {
 	{ "scale.rdma", SEV_FAIL, "GPFS moves data over verbs RDMA on verbsPorts",
 	  "fix verbsPorts (gpfs_config) and restart GPFS (stage scale_tune)",
 	  { "scale.state", "ib.port_state" }, is_scale_client, run_scale_rdma },
+	{ "scale.pagepool", SEV_FAIL, "the inventory's pagepool within pagepoolMaxPhysMemPct of "
+	  "the node's memory",
+	  "lower pagepool (gpfs_config) below the share of MemTotal",
+	  { NULL }, is_scale_node, run_scale_pagepool },
 	{ "scale.config_running", SEV_FAIL, "the GPFS daemon runs with the values mmlsconfig gives "
 	  "its node (mmdiag --config)",
 	  "restart GPFS on the node (mmshutdown/mmstartup -N NODE), or mmchconfig -i",

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "../base/xalloc.h"
+#include "../facts/parse.h"
 
 /* "mlx5_0/1" or "mlx5_0/1/2" (with a fabric number) among the RDMA ports. */
 static bool port_running(const json_t *ports, const char *spec)
@@ -264,4 +265,82 @@ out:
 	strbuf_release(&missing);
 	strbuf_release(&peers);
 	return v;
+}
+
+/* ---- the page pool against the node's memory ---- */
+
+#define PCT_DEFAULT 75
+#define PCT_MIN 10
+#define PCT_MAX 90
+
+/*
+ * The value of `attr` the node is configured with, as the inventory says:
+ * its class's gpfs_config (scale_tune applies it with -N CLASS, so only
+ * with a gpfs_nodeclass), else gpfs_common_config. A YAML number is
+ * bytes, as scale_desired_config hands it to mmchconfig; "" for a value
+ * of another kind.
+ */
+static const char *attr_value(const json_t *vars, const char *attr, const char **ret_var,
+			      char *num, size_t numlen)
+{
+	static const char *const layers[] = { "gpfs_config", "gpfs_common_config" };
+	const json_t *cls = json_object_get(vars, "gpfs_nodeclass");
+
+	for (size_t i = json_is_string(cls) && *json_string_value(cls) ? 0 : 1; i < 2; i++) {
+		const json_t *v = json_object_get(json_object_get(vars, layers[i]), attr);
+
+		*ret_var = layers[i];
+		if (json_is_string(v))
+			return json_string_value(v);
+		if (json_is_integer(v)) {
+			snprintf(num, numlen, "%lld", (long long)json_integer_value(v));
+			return num;
+		}
+		if (v)
+			return "";
+	}
+	*ret_var = NULL;
+	return NULL;
+}
+
+enum scale_pagepool_verdict scale_pagepool_judge(const json_t *vars, unsigned long long mem_kb,
+						 struct scale_pagepool *out)
+{
+	char *end;
+
+	memset(out, 0, sizeof(*out));
+	out->pct = PCT_DEFAULT;
+	out->value = attr_value(vars, "pagepool", &out->var, out->num, sizeof(out->num));
+	if (!out->value)
+		return SCALE_PP_NONE;
+	if (gpfs_size_bytes(out->value, &out->bytes))
+		return SCALE_PP_BAD_VALUE;
+	out->pct_value = attr_value(vars, "pagepoolMaxPhysMemPct", &out->pct_var, out->pnum,
+				    sizeof(out->pnum));
+	if (out->pct_value) {
+		unsigned long v = strtoul(out->pct_value, &end, 10);
+
+		if (!*out->pct_value || *end || v < PCT_MIN || v > PCT_MAX)
+			return SCALE_PP_BAD_PCT;
+		out->pct = (unsigned)v;
+	}
+	out->mem_bytes = mem_kb * 1024;
+	out->limit = out->mem_bytes / 100 * out->pct;
+	return mem_kb && out->bytes > out->limit ? SCALE_PP_OVER : SCALE_PP_OK;
+}
+
+void scale_size_human(unsigned long long b, char *out, size_t len)
+{
+	static const char units[] = "KMGT";
+	double v = (double)b;
+	int u = -1;
+
+	while (v >= 1024 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(out, len, "%llu", b);
+	else
+		snprintf(out, len, "%.1f%c", v, units[u]);
 }

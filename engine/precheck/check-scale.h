@@ -69,4 +69,38 @@ bool scale_config_same(const char *configured, const char *running);
 size_t scale_config_drift(const json_t *lsconfig, const json_t *running, const char *node,
 			  const char *nodeclass, struct strbuf *out);
 
+/*
+ * The page pool a node's inventory asks for against its memory: GPFS
+ * holds at most pagepoolMaxPhysMemPct (default 75, 10-90) per cent of
+ * physical memory in it (IBM, mmchconfig: pagepoolMaxPhysMemPct; the
+ * daemon's messages 6027-2055 and 6027-2057). Shared by the scale_preflight
+ * stage and precheck's scale.pagepool.
+ */
+enum scale_pagepool_verdict {
+	SCALE_PP_NONE,      /* the inventory sets no pagepool */
+	SCALE_PP_OK,
+	SCALE_PP_OVER,      /* bytes > limit */
+	SCALE_PP_BAD_VALUE, /* pagepool is not a size */
+	SCALE_PP_BAD_PCT,   /* pagepoolMaxPhysMemPct is not 10-90 */
+};
+
+struct scale_pagepool {
+	const char *var, *value;         /* gpfs_config | gpfs_common_config, as written */
+	const char *pct_var, *pct_value; /* where pagepoolMaxPhysMemPct came from; NULL: default */
+	unsigned long long bytes, mem_bytes, limit;
+	unsigned pct;
+	char num[32], pnum[32];          /* a YAML number, as text */
+};
+
+/*
+ * vars: the host's inventory vars (its class's gpfs_config when it has a
+ * gpfs_nodeclass, else gpfs_common_config); mem_kb: MemTotal of
+ * /proc/meminfo (0: judge only the values). Fills *out.
+ */
+enum scale_pagepool_verdict scale_pagepool_judge(const json_t *vars, unsigned long long mem_kb,
+						 struct scale_pagepool *out);
+
+/* Bytes as GPFS writes sizes, to one decimal: "378.1G". */
+void scale_size_human(unsigned long long bytes, char *out, size_t len);
+
 #endif

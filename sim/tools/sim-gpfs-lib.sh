@@ -30,9 +30,17 @@
 #   key                   its public key (what gpfs_remote_key names); SHA = sha256 of it
 #   fs                    "device uid blocksize" of the file systems it owns
 #   faults/remote-key-refused  it refuses every client key
-# The storage side has pre-authorized any client cluster that holds a key
-# (its admin's mmauth add/grant, done out of band); a client mounts when its
-# mmremotecluster key is the storage key, it has a key and no fault refuses.
+#   clients               "cluster<TAB>sha<TAB>fs,fs" the client clusters its admin
+#                         authorised: mmauth add CLUSTER -k KEY (the key's digest),
+#                         mmauth grant CLUSTER -f FS (sim-gpfs-storage-admin)
+#   autogrant             present: its admin authorises any client cluster's key
+#                         as it appears, out of band (the default, so that a demo
+#                         and the tests that are not about it mount); absent
+#                         (sim-gpfs-storage-admin policy strict): only clients
+# A client mounts when its mmremotecluster key is the storage key, it has a
+# key, no fault refuses, and (autogrant, or) the storage's clients row holds
+# its key's digest and grants the file system, as mmauth add and grant do on
+# a real owning cluster (IBM, "Mounting a remote GPFS file system").
 
 case $0 in */*) SIM_BIN=${0%/*};; *) SIM_BIN=.;; esac
 . "$SIM_BIN/sim-lib.sh"
@@ -267,6 +275,38 @@ gpfs_storage_make() {
 	echo "${_sm_fs%%:*} ${_sm_fs#*:}" | sed 's/:\([0-9]*\)$/ \1/' >"$_sm_d/fs"
 	: >"$_sm_d/nodes"
 	for _sm_n; do echo "${_sm_n%%:*} ${_sm_n#*:} quorum-manager" >>"$_sm_d/nodes"; done
+	: >"$_sm_d/clients"
+	: >"$_sm_d/autogrant"
+}
+
+# gpfs_storage_mmauth ARGS: mmauth on the storage cluster, run by its admin
+# (sim-gpfs-storage-admin): add CLUSTER -k KEYFILE, grant CLUSTER -f FS|all,
+# deny CLUSTER -f FS, delete CLUSTER, show.
+gpfs_storage_mmauth() {
+	_sa_d=$G/storage
+	[ -f "$_sa_d/cluster" ] || gpfs_fail "There is no storage cluster."
+	touch "$_sa_d/clients"
+	_sa_sub=${1-} _sa_c=${2-} _sa_k= _sa_f=
+	[ $# -ge 2 ] && shift 2
+	while [ $# -gt 0 ]; do case $1 in -k) shift; _sa_k=${1-};; -f) shift; _sa_f=${1-};; esac; shift; done
+	_sa_row=$(awk -F '\t' -v c="$_sa_c" '$1 == c { print; exit }' "$_sa_d/clients")
+	case $_sa_sub in
+	add)
+		[ -n "$_sa_c" ] && [ -r "$_sa_k" ] || gpfs_fail "Missing or unreadable key file (-k)."
+		[ -z "$_sa_row" ] || gpfs_fail "Cluster $_sa_c is already authorized; use mmauth update."
+		printf '%s\t%s\t\n' "$_sa_c" "$(sha256sum <"$_sa_k" | cut -c1-64)" >>"$_sa_d/clients";;
+	grant | deny)
+		[ -n "$_sa_row" ] || gpfs_fail "Cluster $_sa_c is not authorized; use mmauth add first."
+		[ -n "$_sa_f" ] || gpfs_fail "Missing file system (-f)."
+		_sa_fs=$(printf '%s' "$_sa_row" | cut -f3 | tr ',' '\n' | grep -vx "$_sa_f" | paste -sd, -)
+		[ "$_sa_sub" = grant ] && _sa_fs=${_sa_fs:+$_sa_fs,}$_sa_f
+		gpfs_table_del "$_sa_d/clients" "$_sa_c"
+		printf '%s\t%s\t%s\n' "$_sa_c" "$(printf '%s' "$_sa_row" | cut -f2)" "$_sa_fs" >>"$_sa_d/clients";;
+	delete) gpfs_table_del "$_sa_d/clients" "$_sa_c";;
+	show) cat "$_sa_d/clients"; return 0;;
+	*) echo "Usage: mmauth {add | grant | deny | delete | show} ..." >&2; exit 1;;
+	esac
+	echo "mmauth: Command successfully completed"
 }
 
 # --- commands ----------------------------------------------------------------
@@ -782,7 +822,17 @@ gpfs_shutdown() {
 mmlsconfig() {
 	gpfs_require_member
 	if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
-		awk -F '\t' -v a="$1" '$2 == a { print a, $3 ($1 == "common" ? "" : " [" $1 "]") }' "$G/config"
+		# one line per value, naming every node or class that has it
+		awk -F '\t' -v a="$1" '$2 == a {
+			if (!($3 in who)) { ord[++n] = $3; who[$3] = "" }
+			if ($1 == "common") com[$3] = 1
+			else who[$3] = who[$3] (who[$3] == "" ? "" : ",") $1
+		}
+		END { for (i = 1; i <= n; i++) {
+			v = ord[i]
+			if (v in com) print a, v
+			if (who[v] != "") print a, v " [" who[v] "]"
+		} }' "$G/config"
 		return 0
 	fi
 	h="Configuration data for cluster $CL_NAME:"
@@ -795,13 +845,26 @@ mmlsconfig() {
 	echo "minReleaseLevel ${GPFS_VERSION%.*}.0"
 	echo "ccrEnabled yes"
 	echo "cipherList AUTHONLY"
+	# GPFS prints one stanza for the nodes and classes that share an
+	# attribute's value, "[dgx01,dgx02]" (the administrator's report in
+	# issue 28, which bringup's parser did not read): each value's labels,
+	# then the lines grouped by label set.
 	awk -F '\t' '
 	{ lab[NR] = $1; line[NR] = $2 " " $3 }
 	END {
-		for (i = 1; i <= NR; i++) if (lab[i] != "common" && !(lab[i] in done)) {
-			done[lab[i]] = 1
-			print "[" lab[i] "]"
-			for (j = i; j <= NR; j++) if (lab[j] == lab[i]) print line[j]
+		for (i = 1; i <= NR; i++) if (lab[i] != "common") {
+			k = line[i]
+			if (!(k in set)) { ord[++nk] = k; set[k] = lab[i] }
+			else set[k] = set[k] "," lab[i]
+		}
+		for (j = 1; j <= nk; j++) {
+			s = set[ord[j]]
+			if (!(s in body)) { sord[++ns] = s; body[s] = "" }
+			body[s] = body[s] ord[j] "\n"
+		}
+		for (j = 1; j <= ns; j++) {
+			print "[" sord[j] "]"
+			printf "%s", body[sord[j]]
 		}
 		print "[common]"
 		for (i = 1; i <= NR; i++) if (lab[i] == "common") print line[i]
@@ -845,7 +908,14 @@ mmchconfig() {
 	done
 	[ -n "$attrs" ] || { echo "Usage: mmchconfig Attribute=value[,Attribute=value...] [-i | -I] [-N {Node[,Node...] | NodeFile | NodeClass}]" >&2; exit 1; }
 	gpfs_require_member
-	gpfs_locked gpfs_chconfig "$attrs" "$label" "$now"
+	# -N dgx04,dgx05: each node (or class) gets the value, as mmlsconfig
+	# then shows it ([dgx04,dgx05] is two labels sharing it)
+	_mc_ifs=$IFS IFS=,
+	set -- $label
+	IFS=$_mc_ifs
+	for label; do
+		gpfs_locked gpfs_chconfig "$attrs" "$label" "$now"
+	done
 }
 
 # gpfs_chconfig ATTRS LABEL [-i|-I]: ATTRS one argument per line, each
@@ -1106,6 +1176,19 @@ gpfs_remote_check() {
 	if [ -e "$ST/faults/remote-key-refused" ]; then
 		echo "mmmount: Cluster $_rc_cl has not authorized this cluster ($CL_NAME) to access its file systems: the key was refused (mmauth add and mmauth grant on $_rc_cl)." >&2
 		return 1
+	fi
+	if [ ! -e "$ST/autogrant" ]; then
+		read -r _rc_sha _rc_cip <"$G/auth"
+		_rc_row=$(awk -F '\t' -v c="$CL_NAME" '$1 == c { print $2 "\t" $3; exit }' "$ST/clients" 2>/dev/null)
+		if [ -z "$_rc_row" ] || [ "${_rc_row%%	*}" != "$_rc_sha" ]; then
+			echo "mmmount: Cluster $_rc_cl has not authorized this cluster ($CL_NAME) to access its file systems: the key was refused (mmauth add and mmauth grant on $_rc_cl)." >&2
+			return 1
+		fi
+		case ",${_rc_row#*	}," in
+		*",$_rc_fs,"* | *",all,"*) ;;
+		*) echo "mmmount: Cluster $_rc_cl has not granted this cluster ($CL_NAME) access to file system $_rc_fs (mmauth grant on $_rc_cl)." >&2
+		   return 1;;
+		esac
 	fi
 	awk -v d="$_rc_fs" '$1 == d { f = 1 } END { exit !f }' "$ST/fs" 2>/dev/null || {
 		echo "mmmount: File system $_rc_fs is not known to cluster $_rc_cl." >&2
@@ -1484,18 +1567,21 @@ mmlsfs() {
 
 # gpfs_verbs: from this node's loaded configuration (loaded/NAME), sets
 # VERBS (started | disabled | not started), PORTS_OK (the verbsPorts entries
-# that name an InfiniBand port this node has, up) and PORTS_BAD (the rest).
+# that name a port this node has, up: InfiniBand, or RoCE with verbsRdmaCm
+# enable) and PORTS_BAD (the rest).
 # As the real daemon: RDMA starts when verbsRdma is enabled and at least
 # one port of verbsPorts opens; a port that does not exist is skipped (its
 # traffic silently goes over TCP).
 gpfs_verbs() {
 	VERBS=disabled PORTS_OK= PORTS_BAD=
-	_vb_rdma= _vb_ports=
+	_vb_rdma= _vb_ports= _vb_cm=
 	[ -f "$G/loaded/$NODE_NAME" ] || { VERBS=down; return 0; }
 	# verbs-off: the daemon runs without verbs RDMA, configured or not
 	[ -e "$G/faults/verbs-off.$NODE_NAME" ] && return 0
 	while read -r _vb_a _vb_v; do
-		case $_vb_a in verbsRdma) _vb_rdma=$_vb_v;; verbsPorts) _vb_ports=$_vb_v;; esac
+		case $_vb_a in
+		verbsRdma) _vb_rdma=$_vb_v;; verbsPorts) _vb_ports=$_vb_v;; verbsRdmaCm) _vb_cm=$_vb_v;;
+		esac
 	done <"$G/loaded/$NODE_NAME"
 	[ "$_vb_rdma" = enable ] || return 0
 	for _vb_p in $_vb_ports; do
@@ -1504,7 +1590,10 @@ gpfs_verbs() {
 		case " $HCAS " in
 		*" $_vb_h "*)
 			sim_hca_conf "$_vb_h"
-			if [ "$_vb_n" = 1 ] && [ "$LL" = InfiniBand ] && ! sim_port_is_down "$_vb_h" 1; then
+			# a RoCE port opens only through the RDMA connection
+			# manager (mmchconfig verbsRdmaCm: enable for RoCE)
+			if [ "$_vb_n" = 1 ] && ! sim_port_is_down "$_vb_h" 1 &&
+				{ [ "$LL" = InfiniBand ] || [ "$_vb_cm" = enable ]; }; then
 				PORTS_OK="$PORTS_OK $_vb_h/$_vb_n"
 				continue
 			fi;;

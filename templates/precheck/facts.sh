@@ -77,6 +77,7 @@ for _dir in "/usr/src/kernels/$_k" "/lib/modules/$_k/build"; do
 done
 factv kernel-devel 0 "${_kd%?}"
 fact df-tmp df -Pk /tmp
+fact meminfo cat /proc/meminfo
 fact lsmod lsmod
 fact getenforce getenforce
 fact memlock-ulimit sh -c 'ulimit -l'

@@ -91,9 +91,11 @@ on "$B" mmlsmount all -L | grep -q '^File system ess3000_4M (ess3000.bda.scale.i
 # --- configuration per node class ---------------------------------------------------------
 on "$A" mmchconfig verbsRdma=enable,verbsRdmaSend=yes,verbsPorts="mlx5_0/1 mlx5_1/1" -N dgx04 >/dev/null ||
 	fail "mmchconfig failed"
-on "$B" mmlsconfig | sed -n '/^\[dgx04\]$/,/^\[common\]$/p' >"$OUT/a"
-printf '%s\n' '[dgx04]' 'verbsRdma enable' 'verbsRdmaSend yes' 'verbsPorts mlx5_0/1 mlx5_1/1' '[common]' |
+# the values dgx04 shares with its class [dgx] print once, under both names
+on "$B" mmlsconfig | sed -n '/^\[dgx,dgx04\]$/,/^\[common\]$/p' >"$OUT/a"
+printf '%s\n' '[dgx,dgx04]' 'verbsRdma enable' 'verbsRdmaSend yes' '[dgx04]' 'verbsPorts mlx5_0/1 mlx5_1/1' '[common]' |
 	diff -u - "$OUT/a" || fail "mmchconfig -N stanza wrong"
+on "$B" mmlsconfig verbsRdma | grep -qx 'verbsRdma enable \[dgx,dgx04\]' || fail "mmlsconfig ATTR of a shared value"
 on "$B" mmlsconfig verbsPorts | grep -qx 'verbsPorts mlx5_0/1 mlx5_1/1 \[dgx04\]' || fail "mmlsconfig ATTR"
 on "$A" mmchconfig autoload=no >/dev/null || fail "mmchconfig autoload failed"
 [ "$(on "$B" mmlsconfig | grep -c '^autoload')" -eq 1 ] && on "$B" mmlsconfig | grep -qx 'autoload no' ||

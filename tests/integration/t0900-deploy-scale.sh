@@ -57,7 +57,7 @@ mm mmlsnodeclass dgx | grep -q 'dgx01,dgx02,dgx03,dgx04,dgx05,dgx06,dgx07,dgx08'
 
 out=$("$BRINGUP" precheck -i "$INV") || fail "precheck after deploy: $out"
 out=$(deploy -o json) || fail "second deploy: $out"
-all_ok 69 "$out" || fail "second deploy was not all ok: $out"
+all_ok 77 "$out" || fail "second deploy was not all ok: $out"
 python3 - "$STATE/$(readlink "$STATE/last")/journal.json" <<'PY' || fail "records"
 import json, sys
 r = json.load(open(sys.argv[1]))["records"]
@@ -79,4 +79,20 @@ mm mmlsconfig | grep -q '^\[dgx03\]' && fail "the override is still there"
 # the sim's stand-in drops the attribute instead)
 sim_ssh 127.0.1.3 /usr/lpp/mmfs/bin/mmdiag --config | grep -q '^ ! pagepool 1073741824$' &&
 	fail "dgx03 still runs pagepool 1G"
+
+# mmlsconfig folds the nodes (and classes) sharing a value into one stanza:
+# [dgx04,dgx05] is two node overrides, and [dgx,dgx06] is the class's own
+# value as well as dgx06's, which leaves the class converged
+mm mmchconfig pagepool=2G -N dgx04,dgx05 -i >/dev/null || fail "mmchconfig of two nodes"
+mm mmchconfig workerThreads=1024 -N dgx06 >/dev/null || fail "mmchconfig of dgx06"
+mm mmlsconfig | grep -qx '\[dgx04,dgx05\]' && mm mmlsconfig | grep -qx '\[dgx,dgx06\]' ||
+	fail "no shared stanzas: $(mm mmlsconfig)"
+out=$(deploy --check) || fail "check after the shared stanzas: $out"
+for n in dgx04 dgx05; do
+	echo "$out" | grep -q "mmchconfig -N $n -i: node override pagepool 2G (the class.s 16G applies again) removed" ||
+		fail "$n's override in [dgx04,dgx05] not planned: $out"
+done
+echo "$out" | grep -q 'mmchconfig -N dgx \[dgx\]' && fail "the class's value in [dgx,dgx06] was not seen: $out"
+out=$(deploy) || fail "deploy after the shared stanzas: $out"
+mm mmlsconfig | grep -q '^\[dgx04' && fail "the two-node override is still there: $(mm mmlsconfig)"
 exit 0

@@ -146,9 +146,49 @@ static void test_running_against_configured(void **state)
 	strbuf_release(&out);
 }
 
+/* pagepool against MemTotal: the class's gpfs_config, pagepoolMaxPhysMemPct honoured. */
+static void test_pagepool_judge(void **state)
+{
+	json_t *vars = json_loads("{\"gpfs_nodeclass\": \"dgx\", \"gpfs_config\": "
+				  "{\"pagepool\": \"2T\"}, \"gpfs_common_config\": "
+				  "{\"pagepool\": \"1G\"}}", 0, NULL);
+	struct scale_pagepool pp;
+	char h[32];
+
+	(void)state;
+	/* 24 GB nodes (the issue's): 2T is far over 75% */
+	assert_int_equal(scale_pagepool_judge(vars, 24683620, &pp), SCALE_PP_OVER);
+	assert_string_equal(pp.var, "gpfs_config");
+	assert_string_equal(pp.value, "2T");
+	assert_int_equal(pp.pct, 75);
+	scale_size_human(pp.limit, h, sizeof(h));
+	assert_string_equal(h, "17.7G");
+	/* no class: gpfs_config does not apply, [common]'s 1G does */
+	json_object_del(vars, "gpfs_nodeclass");
+	assert_int_equal(scale_pagepool_judge(vars, 24683620, &pp), SCALE_PP_OK);
+	assert_string_equal(pp.var, "gpfs_common_config");
+	/* a larger share, and values that are not GPFS's */
+	json_object_set_new(json_object_get(vars, "gpfs_common_config"), "pagepool",
+			    json_string("20G"));
+	assert_int_equal(scale_pagepool_judge(vars, 24683620, &pp), SCALE_PP_OVER);
+	json_object_set_new(json_object_get(vars, "gpfs_common_config"), "pagepoolMaxPhysMemPct",
+			    json_integer(90));
+	assert_int_equal(scale_pagepool_judge(vars, 24683620, &pp), SCALE_PP_OK);
+	json_object_set_new(json_object_get(vars, "gpfs_common_config"), "pagepoolMaxPhysMemPct",
+			    json_integer(95));
+	assert_int_equal(scale_pagepool_judge(vars, 24683620, &pp), SCALE_PP_BAD_PCT);
+	json_object_set_new(json_object_get(vars, "gpfs_common_config"), "pagepool",
+			    json_string("lots"));
+	assert_int_equal(scale_pagepool_judge(vars, 24683620, &pp), SCALE_PP_BAD_VALUE);
+	json_object_clear(vars);
+	assert_int_equal(scale_pagepool_judge(vars, 24683620, &pp), SCALE_PP_NONE);
+	json_decref(vars);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pagepool_judge),
 		cmocka_unit_test(test_configured_on_running_off_fails),
 		cmocka_unit_test(test_verbs_status_not_started_fails),
 		cmocka_unit_test(test_stanza_precedence),

@@ -860,10 +860,69 @@ static void test_vars_out_of_memory(void **state)
 	free(want);
 }
 
+/* Where a host's gpfs_config.pagepool was written: the layer that wins. */
+static void test_var_loc(void **state)
+{
+	static const char yaml[] =
+		"cluster:\n"
+		"  name: c\n"
+		"  vars:\n"
+		"    gpfs_config: { pagepool: 1G }\n"
+		"hosts:\n"
+		"  n[1-3]:\n"
+		"  n4:\n"
+		"    vars:\n"
+		"      gpfs_config:\n"
+		"        pagepool: 4G\n"
+		"groups:\n"
+		"  scale_client:\n"
+		"    hosts: n[2-4]\n"
+		"    vars:\n"
+		"      gpfs_config:\n"
+		"        workerThreads: 512\n"
+		"  scale_quorum:\n"
+		"    hosts: n3\n"
+		"    vars:\n"
+		"      gpfs_config: {pagepool: 2G}\n";
+	char path[] = "/tmp/test-inventory-XXXXXX";
+	int fd = mkstemp(path);
+	struct inventory *inv = NULL;
+	struct err e = ERR_INIT;
+	struct src_loc loc;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, yaml, sizeof(yaml) - 1), (ssize_t)(sizeof(yaml) - 1));
+	close(fd);
+	assert_int_equal(inventory_load(path, &inv, &e), 0);
+	/* the cluster's */
+	assert_int_equal(inventory_var_loc(inv, "n1", "gpfs_config", "pagepool", &loc), 0);
+	assert_int_equal(loc.line, 4);
+	assert_int_equal(loc.col, 20);
+	/* scale_client's gpfs_config replaces the cluster's whole: no pagepool */
+	assert_int_equal(inventory_var_loc(inv, "n2", "gpfs_config", "pagepool", &loc), -1);
+	assert_int_equal(inventory_var_loc(inv, "n2", "gpfs_config", "workerThreads", &loc), 0);
+	assert_int_equal(loc.line, 16);
+	/* a later group over an earlier one, the host over both */
+	assert_int_equal(inventory_var_loc(inv, "n3", "gpfs_config", "pagepool", &loc), 0);
+	assert_int_equal(loc.line, 20);
+	assert_int_equal(loc.col, 21);
+	assert_int_equal(inventory_var_loc(inv, "n4", "gpfs_config", "pagepool", &loc), 0);
+	assert_int_equal(loc.line, 10);
+	assert_int_equal(loc.col, 9);
+	assert_string_equal(loc.file, path);
+	/* the var itself */
+	assert_int_equal(inventory_var_loc(inv, "n4", "gpfs_config", NULL, &loc), 0);
+	assert_int_equal(loc.line, 9);
+	inventory_free(inv);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hosts_from_node_sets),
+		cmocka_unit_test(test_var_loc),
 		cmocka_unit_test(test_ssh_defaults),
 		cmocka_unit_test(test_ssh_cluster_defaults_and_jump_host),
 		cmocka_unit_test(test_hardware_profiles),

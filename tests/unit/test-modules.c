@@ -23,6 +23,7 @@
 #include "../../engine/deploy/playbook.h"
 #include "../../engine/base/xalloc.h"
 #include "../../engine/deploy/module.h"
+#include "../../modules/scale-common.h"
 
 static void test_table_sorted_and_whole(void **state)
 {
@@ -365,9 +366,47 @@ static void test_diff(void **state)
 	strbuf_release(&sb);
 }
 
+/* verbsPorts: the storage HCAs when named (RoCE ones with verbsRdmaCm), else IB compute. */
+static void test_scale_verbs_ports_from_storage(void **state)
+{
+	const char *hosts_json =
+		"[{\"name\": \"hgx01\", \"roles\": [\"scale_client\"],"
+		"  \"vars\": {\"gpfs_nodeclass\": \"hgx\", \"compute_hcas\": [\"mlx5_0\"],"
+		"           \"storage_hcas\": [\"mlx5_8\", \"mlx5_9\"]},"
+		"  \"hcas\": [{\"name\": \"mlx5_0\", \"port\": 1, \"link_layer\": \"infiniband\"},"
+		"            {\"name\": \"mlx5_1\", \"port\": 1, \"link_layer\": \"infiniband\"},"
+		"            {\"name\": \"mlx5_8\", \"port\": 1, \"link_layer\": \"ethernet\"},"
+		"            {\"name\": \"mlx5_9\", \"port\": 1, \"link_layer\": \"ethernet\"}]}]";
+	struct mod_ctx mc;
+	struct scale_nodes ns;
+	json_t *want;
+
+	(void)state;
+	mod_ctx_init(&mc);
+	mc.run_hosts = json_loads(hosts_json, 0, NULL);
+	assert_non_null(mc.run_hosts);
+	scale_nodes_get(&mc, &ns);
+	want = scale_desired_config(&ns, "hgx");
+	assert_string_equal(json_string_value(json_object_get(want, "verbsPorts")),
+			    "mlx5_8/1 mlx5_9/1");
+	assert_string_equal(json_string_value(json_object_get(want, "verbsRdmaCm")), "enable");
+	json_decref(want);
+	scale_nodes_release(&ns);
+	/* no storage HCAs named: the InfiniBand compute ports, no RDMA CM */
+	json_object_del(json_object_get(json_array_get(mc.run_hosts, 0), "vars"), "storage_hcas");
+	scale_nodes_get(&mc, &ns);
+	want = scale_desired_config(&ns, "hgx");
+	assert_string_equal(json_string_value(json_object_get(want, "verbsPorts")), "mlx5_0/1");
+	assert_null(json_object_get(want, "verbsRdmaCm"));
+	json_decref(want);
+	scale_nodes_release(&ns);
+	mod_ctx_release(&mc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scale_verbs_ports_from_storage),
 		cmocka_unit_test(test_table_sorted_and_whole),
 		cmocka_unit_test(test_every_module_file_is_registered_and_shipped),
 		cmocka_unit_test(test_param_check),

@@ -95,6 +95,37 @@ static void test_mmlsconfig_node_classes(void **state)
 		     "mmlsconfig: line 1: expected 'Configuration data for cluster'");
 }
 
+/* A stanza naming several nodes or classes sets each of them. */
+static void test_mmlsconfig_shared_stanza(void **state)
+{
+	const char text[] = "Configuration data for cluster c:\n"
+			    "---------------------------------\n"
+			    "clusterName c\n"
+			    "[dgx]\n"
+			    "pagepool 16G\n"
+			    "[dgx,dgx06]\n"
+			    "workerThreads 1024\n"
+			    "[dgx04,dgx05]\n"
+			    "pagepool 2G\n"
+			    "[common]\n"
+			    "maxMBpS 20000\n";
+	json_t *j = parse_text("mmlsconfig", text, sizeof(text) - 1);
+
+	(void)state;
+	assert_jstr_at(j, "nodeclasses/dgx/pagepool", "16G");
+	assert_jstr_at(j, "nodeclasses/dgx/workerThreads", "1024");
+	assert_jstr_at(j, "nodeclasses/dgx06/workerThreads", "1024");
+	assert_jsize_at(j, "nodeclasses/dgx06", 1);
+	assert_jstr_at(j, "nodeclasses/dgx04/pagepool", "2G");
+	assert_jstr_at(j, "nodeclasses/dgx05/pagepool", "2G");
+	assert_jsize_at(j, "nodeclasses", 5);
+	json_decref(j);
+	expect_error_text("mmlsconfig", "[dgx,]\npagepool 1G\n", 19,
+			  "mmlsconfig: line 1: bad [node class] line");
+	expect_error_text("mmlsconfig", "[a,,b]\npagepool 1G\n", 19,
+			  "mmlsconfig: line 1: bad [node class] line");
+}
+
 static void test_mmlsmount_remote(void **state)
 {
 	json_t *j = parse_fixture("mmlsmount", "mmlsmount_all_L_remote_fs_mounted.txt");
@@ -436,14 +467,37 @@ static void test_mmlsfileset(void **state)
 		     "not mmlsfileset output");
 }
 
+/* mmchconfig's sizes: binary K M G T, either case; anything else refused. */
+static void test_gpfs_size_bytes(void **state)
+{
+	unsigned long long b = 0;
+
+	(void)state;
+	assert_int_equal(gpfs_size_bytes("16G", &b), 0);
+	assert_true(b == 16ULL << 30);
+	assert_int_equal(gpfs_size_bytes("2t", &b), 0);
+	assert_true(b == 2ULL << 40);
+	assert_int_equal(gpfs_size_bytes("1073741824", &b), 0);
+	assert_true(b == 1ULL << 30);
+	assert_int_equal(gpfs_size_bytes("512M", &b), 0);
+	assert_true(b == 512ULL << 20);
+	assert_int_equal(gpfs_size_bytes("16GB", &b), -1);
+	assert_int_equal(gpfs_size_bytes("G", &b), -1);
+	assert_int_equal(gpfs_size_bytes("", &b), -1);
+	assert_int_equal(gpfs_size_bytes("-1G", &b), -1);
+	assert_int_equal(gpfs_size_bytes("99999999999T", &b), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gpfs_size_bytes),
 		cmocka_unit_test(test_mmgetstate),
 		cmocka_unit_test(test_mmgetstate_unreachable_and_failure),
 		cmocka_unit_test(test_mmlscluster),
 		cmocka_unit_test(test_gpfs_three_vms_perfmon),
 		cmocka_unit_test(test_mmlsconfig_node_classes),
+		cmocka_unit_test(test_mmlsconfig_shared_stanza),
 		cmocka_unit_test(test_mmlsmount_remote),
 		cmocka_unit_test(test_mmlsfileset),
 		cmocka_unit_test(test_mmremotecluster),

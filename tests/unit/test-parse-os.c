@@ -1,4 +1,4 @@
-/* engine/facts/parse-os.c: lsmod, os-release and getenforce. */
+/* engine/facts/parse-os.c: lsmod, os-release, getenforce and meminfo. */
 #include "parse-fixture.h"
 
 static void test_lsmod_nvidia_peermem(void **state)
@@ -81,6 +81,21 @@ static void test_os_release_quoting_rules(void **state)
 	json_decref(j);
 	expect_error_text("os-release", "ID=rhel\nbad line\n", 17,
 			  "os-release: line 2: expected KEY=VALUE");
+}
+
+/* /proc/meminfo: every size in KiB, the counts as they are; MemTotal required. */
+static void test_meminfo(void **state)
+{
+	json_t *j = parse_fixture("meminfo", "linux_6.18_24g_build_host.txt");
+
+	(void)state;
+	assert_jint_at(j, "MemTotal", 24683620);
+	assert_jint_at(j, "HugePages_Total", 0);
+	assert_jint_at(j, "Hugepagesize", 2048);
+	json_decref(j);
+	expect_error("meminfo", "malformed_line3_unit_mb.txt",
+		     "meminfo: line 3: expected a number of kB");
+	expect_error_text("meminfo", "MemFree: 1 kB\n", 14, "meminfo: not meminfo output");
 }
 
 static void test_getenforce(void **state)
@@ -210,6 +225,7 @@ int main(void)
 		cmocka_unit_test(test_lsmod_header_line),
 		cmocka_unit_test(test_os_release_debian),
 		cmocka_unit_test(test_os_release_quoting_rules),
+		cmocka_unit_test(test_meminfo),
 		cmocka_unit_test(test_getenforce),
 		cmocka_unit_test(test_dmesg_modules),
 		cmocka_unit_test(test_modinfo),

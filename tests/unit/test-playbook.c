@@ -112,7 +112,7 @@ static void test_errors_point_into_the_file(void **state)
 		     "in stage 2 (did you mean 'hosts'?");
 	expect_error(FIX "bad-module.yaml", ERR_INVENTORY, FIX "bad-module.yaml:3:13: unknown "
 		     "module 'memlok' in stage 1 (did you mean 'memlock'?; expected one of: "
-		     "gpu_driver, kube_node, memlock, nouveau, ofed, openshift, peermem, scale_cluster, scale_install, scale_node, scale_rdma, "
+		     "gpu_driver, kube_node, memlock, nouveau, ofed, openshift, peermem, scale_cluster, scale_install, scale_node, scale_preflight, scale_rdma, "
 		     "scale_remote_mount, scale_tune, selinux_ib, subnet_manager, validate)");
 	expect_error(FIX "bad-param.yaml", ERR_INVENTORY, FIX "bad-param.yaml:6:14: found 'lots' "
 		     "for parameter 'limit' of module 'memlock', expected 'unlimited' or a size");

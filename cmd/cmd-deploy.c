@@ -583,25 +583,6 @@ static void use_upgraded_releases(const struct inventory *inv, struct playbook *
 	upgrade_to_release(&rel);
 }
 
-/*
- * One run per cluster, whatever its state directory (cluster-lock.h):
- * taken on the nodes before any stage touches one; a --resume takes over
- * the lease of the run it resumes.
- */
-static int take_cluster_lock(const struct inventory *inv, const struct deploy_args *a,
-			     const char *run_id, struct cluster_lock **ret, struct err *err)
-{
-	struct strbuf notes = STRBUF_INIT;
-	int rc = cluster_lock_take(inv, run_id, &(struct runner_opts){ .forks = a->o.forks,
-				   .command_timeout_s = a->o.command_timeout_s,
-				   .accept_new_host_keys = a->o.accept_new_host_keys }, &notes,
-				   ret, err);
-
-	fputs(notes.len ? notes.buf : "", stderr);
-	strbuf_release(&notes);
-	return rc;
-}
-
 int cmd_deploy(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct cluster_lock *cl = NULL;
@@ -658,7 +639,11 @@ int cmd_deploy(const struct cmd_ctx *ctx, int argc, char **argv)
 		a.o.records = check_records;
 	} else if (run_lock(rp.state_dir, &lock_fd, &err) ||
 		   open_journal(inv, pb, a.inv_path, a.resume, &rp, &journal, &err) ||
-		   take_cluster_lock(inv, &a, rp.run_id, &cl, &err)) {
+		   /* one run per cluster, whatever its state directory; a
+		    * --resume takes over the lease of the run it resumes */
+		   cmd_cluster_lock(inv, rp.run_id, &(struct runner_opts){ .forks = a.o.forks,
+				    .command_timeout_s = a.o.command_timeout_s,
+				    .accept_new_host_keys = a.o.accept_new_host_keys }, &cl, &err)) {
 		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}

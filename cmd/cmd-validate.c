@@ -11,6 +11,7 @@
 #include "../engine/kube/kube-objects.h"
 #include "../engine/inventory/redact.h"
 #include "../engine/rundir/runlog.h"
+#include "../engine/rundir/cluster-lock.h"
 #include "../engine/ssh/runner.h"
 #include "../engine/base/strbuf.h"
 #include "../engine/validate/validate.h"
@@ -165,6 +166,7 @@ int cmd_validate(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct validate_cfg cfg;
 	struct inventory *inv = NULL;
 	struct runner *runner = NULL;
+	struct cluster_lock *cl = NULL;
 	struct redactor *red = NULL;
 	struct err err = ERR_INIT;
 	struct strbuf out = STRBUF_INIT;
@@ -260,6 +262,16 @@ int cmd_validate(const struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (kc)
 		goto judged;
+	/* One run per cluster: benchmarks beside a deploy or upgrade measure
+	 * nodes being changed (and a driver install under NCCL fails both). */
+	char *run_id = run_id_new();
+	int lrc = cmd_cluster_lock(inv, run_id, &ro, &cl, &err);
+
+	free(run_id);
+	if (lrc) {
+		status = cmd_fail_inv(inv, &err);
+		goto out;
+	}
 	cmd_interrupt_begin(cmd_cancel_runner, runner, "no new test starts, running ones are "
 			    "cancelled (their remote processes killed)");
 	for (int st = 0; st < VSTAGE__COUNT; st++) {
@@ -317,6 +329,7 @@ judged:
 	else if (worst == VS_FAIL || json_is_true(json_object_get(report, "interrupted")))
 		status = EXIT_FAILED;
 out:
+	cluster_lock_release(cl); /* before the inventory it reads is freed */
 	json_decref(report);
 	free(state_dir);
 	redactor_free(red);

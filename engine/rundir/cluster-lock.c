@@ -27,6 +27,7 @@ struct cluster_lock {
 	char *run_id;
 	char client[256];
 	char pid[24], pstart[32];
+	unsigned timeout_ms; /* per lock command: a hung host costs no more */
 	size_t *hosts;       /* the hosts whose lease we hold */
 	size_t nhosts;
 	pthread_t thread;
@@ -87,7 +88,7 @@ static int lock_task(struct task_ctx *t, void *arg)
 		strbuf_addshquoted(&line, argv[i]);
 	}
 	struct remote_cmd rc = { .command = line.buf, .input = script,
-				 .input_len = strlen(script), .timeout_ms = LOCK_CMD_TIMEOUT_MS };
+				 .input_len = strlen(script), .timeout_ms = cl->timeout_ms };
 
 	cmd_result_init(&res);
 	ret = task_exec(t, 0, &rc, &res, task_err(t));
@@ -306,6 +307,10 @@ int cluster_lock_take(const struct inventory *inv, const char *run_id,
 	snprintf(cl->pid, sizeof(cl->pid), "%ld", (long)getpid());
 	proc_start(getpid(), cl->pstart, sizeof(cl->pstart));
 	cl->hosts = xcalloc(inv->nhosts + 1, sizeof(*cl->hosts));
+	/* the run's own --timeout, when shorter, bounds a hung host's take too */
+	cl->timeout_ms = LOCK_CMD_TIMEOUT_MS;
+	if (ro->command_timeout_s && ro->command_timeout_s * 1000u < cl->timeout_ms)
+		cl->timeout_ms = ro->command_timeout_s * 1000u;
 	/* a lock is not worth a host's cancel semantics: short commands, own limit */
 	o.cancel_stops_commands = true;
 	o.run_timeout_s = 0;

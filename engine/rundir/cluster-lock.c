@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/nodeset.h"
 #include "../base/strbuf.h"
 #include "../base/template.h"
 #include "../base/xalloc.h"
@@ -244,7 +245,10 @@ static void sort_answers(struct cluster_lock *cl, struct lock_job *jobs, struct 
 			 size_t n, struct strbuf *notes, size_t *retry, size_t *nretry,
 			 char *over, size_t over_size, struct strbuf *held)
 {
-	struct strbuf who = STRBUF_INIT, where = STRBUF_INIT;
+	struct strbuf who = STRBUF_INIT;
+	char **taken = xcalloc(n + 1, sizeof(*taken)), over_note[128] = "";
+	char **held_on = xcalloc(n + 1, sizeof(*held_on));
+	size_t ntaken = 0, nheld = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		const char *line = jobs[i].line.buf ? jobs[i].line.buf : "";
@@ -257,9 +261,11 @@ static void sort_answers(struct cluster_lock *cl, struct lock_job *jobs, struct 
 			char run[128];
 
 			lease_get(line + 5, "run", run, sizeof(run));
-			if (notes && *run && strcmp(run, cl->run_id))
-				strbuf_addf(notes, "%s: took over the cluster lock of run %s\n",
-					    name, run);
+			if (*run && strcmp(run, cl->run_id)) {
+				if (!*over_note)
+					snprintf(over_note, sizeof(over_note), "%s", run);
+				taken[ntaken++] = (char *)name;
+			}
 		} else if (!strncmp(line, "HELD", 4) && holder_dead_here(cl, line + 4)) {
 			/* the second round takes over the first dead run found; one
 			 * of another dead run is held again and reported then */
@@ -269,14 +275,27 @@ static void sort_answers(struct cluster_lock *cl, struct lock_job *jobs, struct 
 		} else {
 			if (!who.len)
 				describe_holder(line + 4, &who);
-			strbuf_addf(&where, "%s%s", where.len ? ", " : "", name);
+			held_on[nheld++] = (char *)name;
 		}
 	}
-	if (who.len)
+	if (who.len) {
+		char *set = nodeset_fold(held_on, nheld);
+
 		strbuf_addf(held, "cluster '%s' is locked by %s on %s", cl->inv->cluster_name,
-			    who.buf, where.buf);
+			    who.buf, set);
+		free(set);
+	}
+	free(held_on);
+	/* one line for a thousand hosts: their names folded (dgx[001-999]) */
+	if (notes && ntaken) {
+		char *set = nodeset_fold(taken, ntaken);
+
+		strbuf_addf(notes, "took over the cluster lock of run %s (expired, or its client "
+			    "is gone) on %s\n", over_note, set);
+		free(set);
+	}
+	free(taken);
 	strbuf_release(&who);
-	strbuf_release(&where);
 }
 
 int cluster_lock_take(const struct inventory *inv, const char *run_id,

@@ -8,6 +8,7 @@
 #include "version.h"
 #include "../engine/inventory/inventory.h"
 #include "../engine/inventory/redact.h"
+#include "../engine/rundir/cluster-lock.h"
 #include "../engine/validate/validate.h"
 
 #include <signal.h>
@@ -192,4 +193,15 @@ int cmd_write_out(const char *path, const char *buf, size_t len)
 		return -1;
 	}
 	return 0;
+}
+
+int cmd_cluster_lock(const struct inventory *inv, const char *run_id,
+		     const struct runner_opts *ro, struct cluster_lock **ret, struct err *e)
+{
+	struct strbuf notes = STRBUF_INIT;
+	int rc = cluster_lock_take(inv, run_id, ro, &notes, ret, e);
+
+	fputs(notes.len ? notes.buf : "", stderr);
+	strbuf_release(&notes);
+	return rc;
 }

@@ -16,6 +16,7 @@
 #include "../engine/base/xalloc.h"
 #include "../engine/deploy/module.h"
 #include "../engine/deploy/upgrade.h"
+#include "../engine/rundir/cluster-lock.h"
 #include "../modules/offline.h"
 #include "../tui/tui.h"
 
@@ -409,7 +410,18 @@ static void run_paths_release(struct run_paths *rp)
 	free(rp->run_dir);
 }
 
-/* Opens the journal of the last run (--resume) or starts a new one. */
+/* The run's id before its journal: the cluster lock names it. */
+static int run_id_for(bool resume, struct run_paths *rp, struct err *err)
+{
+	if (!resume) {
+		rp->run_id = run_id_new();
+		return 0;
+	}
+	return run_last(rp->state_dir, &rp->run_id, err) ? err_prefix(err, "--resume: ") : 0;
+}
+
+/* Opens the journal of the last run (--resume) or starts a new one
+ * (rp->run_id: when set, the run's id). */
 static int open_journal(const struct inventory *inv, const struct playbook *pb,
 			const char *inv_path, bool resume, struct run_paths *rp,
 			struct journal **ret, struct err *err)
@@ -420,7 +432,7 @@ static int open_journal(const struct inventory *inv, const struct playbook *pb,
 	int rc;
 
 	if (resume) {
-		if ((rc = run_last(rp->state_dir, &rp->run_id, err)))
+		if (!rp->run_id && (rc = run_last(rp->state_dir, &rp->run_id, err)))
 			return err_prefix(err, "--resume: ");
 		rp->run_dir = xasprintf("%s/runs/%s", rp->state_dir, rp->run_id);
 		path = xasprintf("%s/journal.json", rp->run_dir);
@@ -447,7 +459,8 @@ static int open_journal(const struct inventory *inv, const struct playbook *pb,
 		err_clear(err);
 		prior = json_object();
 	}
-	rp->run_id = run_id_new();
+	if (!rp->run_id)
+		rp->run_id = run_id_new();
 	rp->run_dir = xasprintf("%s/runs/%s", rp->state_dir, rp->run_id);
 	if ((rc = mkdir_p(rp->run_dir, err))) {
 		json_decref(prior);
@@ -584,6 +597,7 @@ static void use_upgraded_releases(const struct inventory *inv, struct playbook *
 
 int cmd_deploy(const struct cmd_ctx *ctx, int argc, char **argv)
 {
+	struct cluster_lock *cl = NULL;
 	struct deploy_args a = { 0 };
 	struct inventory *inv = NULL;
 	struct playbook *pb = NULL;
@@ -636,6 +650,13 @@ int cmd_deploy(const struct cmd_ctx *ctx, int argc, char **argv)
 			err_clear(&err);
 		a.o.records = check_records;
 	} else if (run_lock(rp.state_dir, &lock_fd, &err) ||
+		   run_id_for(a.resume, &rp, &err) ||
+		   /* one run per cluster, whatever its state directory, before
+		    * any host is touched or this run is recorded; a --resume
+		    * takes over the lease of the run it resumes */
+		   cmd_cluster_lock(inv, rp.run_id, &(struct runner_opts){ .forks = a.o.forks,
+				    .command_timeout_s = a.o.command_timeout_s,
+				    .accept_new_host_keys = a.o.accept_new_host_keys }, &cl, &err) ||
 		   open_journal(inv, pb, a.inv_path, a.resume, &rp, &journal, &err)) {
 		status = cmd_fail_inv(inv, &err);
 		goto out;
@@ -697,6 +718,7 @@ int cmd_deploy(const struct cmd_ctx *ctx, int argc, char **argv)
 	else if (deploy_interrupted(d))
 		fprintf(stderr, "bringup: interrupted; `bringup deploy --resume` goes on from here\n");
 out:
+	cluster_lock_release(cl); /* before the inventory it reads is freed */
 	tui_free(sinks.tui);
 	progress_free(sinks.progress);
 	eventlog_free(sinks.el);

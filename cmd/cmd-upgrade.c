@@ -11,6 +11,7 @@
 #include "../engine/rundir/journal.h"
 #include "../engine/kube/kube-objects.h"
 #include "../engine/rundir/runlog.h"
+#include "../engine/rundir/cluster-lock.h"
 #include "../engine/ssh/runner.h"
 #include "../engine/deploy/upgrade.h"
 #include "../engine/base/nodeset.h"
@@ -405,6 +406,7 @@ int cmd_upgrade(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct upgrade_args a = { 0 };
 	struct inventory *inv = NULL;
 	struct runner *r = NULL;
+	struct cluster_lock *cl = NULL;
 	struct upgrade_to to = { 0 };
 	struct upg_plan plan = { 0 };
 	struct upg_node *nodes = NULL;
@@ -467,9 +469,17 @@ int cmd_upgrade(const struct cmd_ctx *ctx, int argc, char **argv)
 	/* What is down now counts as down: read it before planning. */
 	down = xcalloc(inv->nhosts + 1, sizeof(*down));
 	hstate = xcalloc(inv->nhosts + 1, sizeof(*hstate));
-	if (runner_new(inv, &(struct runner_opts){ .forks = forks, .command_timeout_s = timeout,
-		       .accept_new_host_keys = a.accept, .cancel_stops_commands = true }, &r, &err) ||
-	    upgrade_probe(r, inv, down, hstate, &err)) {
+	struct runner_opts ro = { .forks = forks, .command_timeout_s = timeout,
+				  .accept_new_host_keys = a.accept, .cancel_stops_commands = true };
+	char *run_id = run_id_new();
+
+	/* One run per cluster, before the probe reads a node: a deploy or
+	 * upgrade from another state directory would change what the plan
+	 * reads. The deploy this upgrade runs takes the same lease (this
+	 * process holds it); --check changes nothing and takes none. */
+	rc = !a.check ? cmd_cluster_lock(inv, run_id, &ro, &cl, &err) : 0;
+	free(run_id);
+	if (rc || runner_new(inv, &ro, &r, &err) || upgrade_probe(r, inv, down, hstate, &err)) {
 		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}
@@ -524,6 +534,7 @@ int cmd_upgrade(const struct cmd_ctx *ctx, int argc, char **argv)
 			status = EXIT_FAILED;
 	}
 out:
+	cluster_lock_release(cl); /* before the inventory it reads is freed */
 	if (planned)
 		upg_plan_release(&plan);
 	for (size_t i = 0; hstate && inv && i < inv->nhosts; i++)

@@ -11,6 +11,7 @@
 #include "../engine/kube/kube-objects.h"
 #include "../engine/inventory/redact.h"
 #include "../engine/rundir/runlog.h"
+#include "../engine/rundir/cluster-lock.h"
 #include "../engine/ssh/runner.h"
 #include "../engine/base/strbuf.h"
 #include "../engine/validate/validate.h"
@@ -321,6 +322,7 @@ int cmd_validate(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct validate_cfg cfg;
 	struct inventory *inv = NULL;
 	struct runner *runner = NULL;
+	struct cluster_lock *cl = NULL;
 	struct redactor *red = NULL;
 	struct err err = ERR_INIT;
 	struct strbuf out = STRBUF_INIT;
@@ -332,6 +334,7 @@ int cmd_validate(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct kube_client *kc = NULL;
 	bool stages_given = false, want_tui = false;
 	struct live live = { 0 };
+	char *run_id = NULL;
 
 	(void)ctx;
 	validate_cfg_defaults(&cfg);
@@ -418,9 +421,17 @@ int cmd_validate(const struct cmd_ctx *ctx, int argc, char **argv)
 	live_init(&live, inv, idx, n, want);
 	live.red = red;
 	live.runner = runner;
+	run_id = run_id_new();
+	/* One run per cluster: benchmarks beside a deploy or upgrade measure
+	 * nodes being changed (and a driver install under NCCL fails both).
+	 * Over the Kubernetes API no node is logged in to. */
+	if (!kc && cmd_cluster_lock(inv, run_id, &ro, &cl, &err)) {
+		status = cmd_fail_inv(inv, &err);
+		goto out;
+	}
 	{
 		/* A run that cannot be recorded still validates: a warning. */
-		char *id = run_id_new();
+		const char *id = run_id;
 		char *run_dir = xasprintf("%s/runs/%s-validate", state_dir, id);
 
 		live.ri.run_dir = run_dir;
@@ -431,7 +442,6 @@ int cmd_validate(const struct cmd_ctx *ctx, int argc, char **argv)
 		}
 		live.ri.run_dir = NULL;
 		free(run_dir);
-		free(id);
 	}
 	if (want_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && tui_term_ok()) {
 		struct tui_ctl ctl = { live_pause, NULL, live_stop, runner, "no new test starts, "
@@ -535,6 +545,8 @@ judged:
 		status = EXIT_FAILED;
 out:
 	live_release(&live);
+	cluster_lock_release(cl); /* before the inventory it reads is freed */
+	free(run_id);
 	json_decref(report);
 	free(state_dir);
 	redactor_free(red);

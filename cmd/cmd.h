@@ -120,6 +120,15 @@ int cmd_fail_inv(const struct inventory *inv, struct err *e);
  * redaction); the caller frees it either way.
  */
 int cmd_inventory_load(const char *path, struct inventory **ret, struct err *e);
+/*
+ * The cluster lock (engine/rundir/cluster-lock.h) for deploy, upgrade and
+ * validate, taken before any of them touches a node; its notes (leases
+ * taken over from dead runs) go to stderr. *ret: cluster_lock_release.
+ */
+struct cluster_lock;
+struct runner_opts;
+int cmd_cluster_lock(const struct inventory *inv, const char *run_id,
+		     const struct runner_opts *ro, struct cluster_lock **ret, struct err *e);
 /* Maps an error code to an exit status without printing. */
 int cmd_exit_for(int code);
 /* An option's non-negative number; prints "bringup CMD: OPT must be a number". */

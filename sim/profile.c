@@ -499,6 +499,14 @@ void sim_format_fstab(struct strbuf *out, const struct sim *s, unsigned i)
 			    "sim-%s /%s overlay lowerdir=/%s,upperdir=%s/root/%s,workdir=%s/work/"
 			    SIM_LOGIN_MARK "/%s 0 0\n",
 			    overlays[k], overlays[k], overlays[k], nd, overlays[k], nd, overlays[k]);
+	/* bringup's own node state (its locks and marks, /var/lib/bringup)
+	 * outside the overlay: logins at once each mount their own overlay
+	 * of one upper dir, which overlayfs leaves undefined (a file one
+	 * login made was "Stale file handle" to another that waited on its
+	 * flock); a real node has one file system. The same upper directory,
+	 * so the files stay where the overlay would have put them. */
+	strbuf_addf(out, "%s/root/var/lib/bringup /var/lib/bringup none bind,X-mount.mkdir 0 0\n",
+		    nd);
 	/* Last: the node dir itself may live under the host's /tmp. */
 	strbuf_addf(out, "%s/tmp /tmp none bind 0 0\n", nd);
 }

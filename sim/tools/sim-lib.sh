@@ -24,6 +24,15 @@
 
 sim_die() { echo "$*" >&2; exit 2; }
 
+# sim_log_start NAME [ARGS...]: one line per installer start in
+# N/log/installers.log ("TIME NAME pid=PID ARGS"), so that a test can count
+# how many times an installer ran on a node (issue 24: never twice at once,
+# never again for work a killed run left done).
+sim_log_start() {
+	mkdir -p "$N/log" && echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $1 pid=$$${2:+ }$(shift; echo "$*")" \
+		>>"$N/log/installers.log"
+}
+
 # sim_load: sets N (node dir), C (cluster dir), S (state dir) and sources
 # node.conf. Stand-ins call it first.
 sim_load() {

@@ -80,8 +80,13 @@ new=$(for n in dgx01 dgx02 dgx03 dgx04; do
 	tail -n +$(($(cat "$TEST_DIR/lines.$n") + 1)) "$NODES/$n/log/commands.log"
 done)
 # The three stages' probes travel in one round trip per host (the prefetch),
-# and each stage's check is answered from it.
-[ "$(printf "%s\n" "$new" | wc -l)" -eq 4 ] || fail "expected one command per host, got: $new"
+# and each stage's check is answered from it. Beside it, the cluster lock
+# takes and gives back its lease on each host (cluster-lock.h). A command's
+# record starts with its time (a command line may span lines).
+cmds=$(printf "%s\n" "$new" | grep -c '^20[0-9-]*T[0-9:]*Z ')
+locks=$(printf "%s\n" "$new" | grep -cF -e "'take'" -e "'release'")
+[ "$locks" -eq 8 ] && [ "$((cmds - locks))" -eq 4 ] ||
+	fail "expected the prefetch and the lock's take and release per host, got: $new"
 run=$(readlink "$STATE/last")
 [ "$(grep -c '^=== .* prefetch dgx01$' "$STATE/$run/hosts/dgx01.log")" = 1 ] ||
 	fail "no prefetch in the run log: $(cat "$STATE/$run/hosts/dgx01.log")"

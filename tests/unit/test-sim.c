@@ -287,6 +287,9 @@ static void test_fstab(void **state)
 	strbuf_rtrim(&sb);
 	last = strrchr(sb.buf, '\n') + 1;
 	assert_string_equal(last, "/tmp/simdir/nodes/dgx01/tmp /tmp none bind 0 0");
+	/* bringup's node state, coherent across logins (one file system) */
+	assert_has_line(sb.buf, "/tmp/simdir/nodes/dgx01/root/var/lib/bringup /var/lib/bringup none "
+			"bind,X-mount.mkdir 0 0");
 	strbuf_release(&sb);
 	sim_free(s);
 }

@@ -18,7 +18,7 @@ want() { grep -qF -- "$1" "$2" || fail "$2 lacks '$1': $(cat "$2")"; }
 # Missing CRD: which one, which operator; the PV after it is not applied.
 kube_up --missing-crd csiscaleoperators.csi.ibm.com
 run_apply >"$TEST_DIR/crd.out" 2>&1; [ $? -eq 1 ] || fail "exit status: $(cat "$TEST_DIR/crd.out")"
-want "10-csiscaleoperator-ibm-spectrum-scale-csi.yaml: CSIScaleOperator ibm-spectrum-scale-csi: the API server does not know kind CSIScaleOperator (csi.ibm.com/v1): its CustomResourceDefinition csiscaleoperators.csi.ibm.com is missing: install the IBM Spectrum Scale CSI operator" "$TEST_DIR/crd.out"
+want "12-csiscaleoperator-ibm-spectrum-scale-csi.yaml: CSIScaleOperator ibm-spectrum-scale-csi: the API server does not know kind CSIScaleOperator (csi.ibm.com/v1): its CustomResourceDefinition csiscaleoperators.csi.ibm.com is missing: install the IBM Spectrum Scale CSI operator" "$TEST_DIR/crd.out"
 grep -q PersistentVolume "$API_STATE" && fail "objects after the failed one were applied"
 kube_down
 
@@ -54,7 +54,7 @@ kube_up --crd-delay 3 --ready-delay 6
 run_apply >"$TEST_DIR/delay.out" 2>&1 || fail "late CRD: $(cat "$TEST_DIR/delay.out")"
 want "created      CSIScaleOperator ibm-spectrum-scale-csi-driver/ibm-spectrum-scale-csi" "$TEST_DIR/delay.out"
 want "waiting: DaemonSet kube-system/rdma-shared-dp-ds has no pod scheduled yet" "$TEST_DIR/delay.out"
-want "apply: 13 objects, 13 changed" "$TEST_DIR/delay.out"
+want "apply: 15 objects, 15 changed" "$TEST_DIR/delay.out"
 
 # 401: another token.
 printf 'not-the-token\n' >"$KDIR/other-token"
@@ -73,7 +73,7 @@ want "sets insecure-skip-tls-verify: bringup always verifies the API server" "$T
 # The CA inline (certificate-authority-data) works as the file does.
 kube_config "$KDIR/kc-data" "certificate-authority-data: $(base64 -w0 "$KDIR/test-ca.pem")" "tokenFile: token"
 run_apply --kubeconfig "$KDIR/kc-data" >"$TEST_DIR/data.out" 2>&1 || fail "CA data: $(cat "$TEST_DIR/data.out")"
-want "apply: 13 objects, 0 changed" "$TEST_DIR/data.out"
+want "apply: 15 objects, 0 changed" "$TEST_DIR/data.out"
 kube_down
 
 # A device plugin whose resources register at 0 first (no device found

@@ -47,15 +47,18 @@ char *kube_config_path(const char *path, const char *inv_path, const char **ret_
 		*ret_source = "--kubeconfig";
 		return xstrdup(path);
 	}
-	if (env && *env) {
-		*ret_source = "KUBECONFIG";
-		return xstrndup(env, strcspn(env, ":"));
-	}
+	/* The inventory names the cluster it describes: a $KUBECONFIG left in
+	 * the admin's shell for another cluster must not redirect deploy or
+	 * upgrade there (issue 25), so the inventory's wins over it. */
 	if (inv_path && *inv_path) {
 		*ret_source = "the inventory's openshift.kubeconfig";
 		if (inv_path[0] == '~' && inv_path[1] == '/' && home)
 			return xasprintf("%s%s", home, inv_path + 1);
 		return xstrdup(inv_path);
+	}
+	if (env && *env) {
+		*ret_source = "KUBECONFIG";
+		return xstrndup(env, strcspn(env, ":"));
 	}
 	*ret_source = "~/.kube/config";
 	return xasprintf("%s/.kube/config", home && *home ? home : ".");

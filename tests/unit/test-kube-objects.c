@@ -311,8 +311,14 @@ static void test_kubeconfig(void **state)
 	assert_string_equal(q, "/x");
 	assert_string_equal(src, "--kubeconfig");
 	free(q);
+	/* the inventory's names its cluster: a $KUBECONFIG does not redirect it */
 	q = kube_config_path(NULL, "/inv", &src);
+	assert_string_equal(q, "/inv");
+	assert_string_equal(src, "the inventory's openshift.kubeconfig");
+	free(q);
+	q = kube_config_path(NULL, NULL, &src);
 	assert_string_equal(q, "/a");
+	assert_string_equal(src, "KUBECONFIG");
 	free(q);
 	unsetenv("KUBECONFIG");
 	q = kube_config_path(NULL, "/inv", &src);

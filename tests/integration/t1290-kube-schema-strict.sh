@@ -115,6 +115,25 @@ want "CSI typo, Warn" "$(put "$csi" Warn 's/secureSslMode:/secureSSLMode:/')" \
 	'422 CSIScaleOperator.csi.ibm.com "ibm-spectrum-scale-csi" is invalid: spec.clusters[0].secureSslMode: Required value'
 kube_down
 
+# Inventory strings stay strings as a YAML 1.1 reader (the API server's
+# sigs.k8s.io/yaml, PyYAML here) reads the render: a namespace "0123" (not
+# octal 83), label values on, "yes", "0123", "1:20".
+sed 's/labels: { type: data, dept: adas }/labels: { type: on, dept: "0123", team: "yes", t: "1:20" }/
+	s/user_namespaces: \[adas\]/user_namespaces: ["0123"]/' \
+	"$root/inventory/redbook-poc.yaml" >"$TEST_DIR/typed.yaml"
+grep -q 'user_namespaces: \["0123"\]' "$TEST_DIR/typed.yaml" || fail "typed variant"
+"$BRINGUP" render -i "$TEST_DIR/typed.yaml" -o "$TEST_DIR/typed" --state-dir "$STATE" \
+	>"$TEST_DIR/typed.out" 2>&1 || fail "render: $(cat "$TEST_DIR/typed.out")"
+python3 - "$TEST_DIR/typed" <<'PY' || fail "a rendered string changed type"
+import glob, sys, yaml
+pv = yaml.safe_load(open(glob.glob(sys.argv[1] + "/*-persistentvolume-*.yaml")[0]))
+l = pv["metadata"]["labels"]
+assert (l["type"], l["dept"], l["team"], l["t"]) == ("on", "0123", "yes", "1:20"), l
+ns = yaml.safe_load(open(glob.glob(sys.argv[1] + "/*-namespace-*.yaml")[0]))
+assert ns["metadata"]["name"] == "0123", ns
+PY
+$check schema "$TEST_DIR/typed" "$fx/schema" >"$TEST_DIR/typed.check" 2>&1 || fail "$(cat "$TEST_DIR/typed.check")"
+
 # What the user must give for the CSI resource, and what CSI removed.
 bad() {
 	sed "$1" "$root/inventory/redbook-poc.yaml" >"$TEST_DIR/bad.yaml"

@@ -392,6 +392,41 @@ static size_t on_header(char *data, size_t size, size_t n, void *arg)
 	return len;
 }
 
+/*
+ * What a failed TLS handshake means, from OpenSSL's verify result
+ * (CURLINFO_SSL_VERIFYRESULT: X509_V_ERR_* of openssl/x509_vfy.h) and, for
+ * the host name, which libcurl checks itself, its message ("no alternative
+ * certificate subject name matches target host name"): an unknown CA, a
+ * name mismatch and an expired certificate each need another fix.
+ */
+static const char *tls_hint(long vr, const char *msg)
+{
+	switch (vr) {
+	case 9:   /* X509_V_ERR_CERT_NOT_YET_VALID */
+		return " (TLS: the API server's certificate is not valid yet: compare this "
+		       "host's clock with the server's)";
+	case 10:  /* X509_V_ERR_CERT_HAS_EXPIRED */
+		return " (TLS: the API server's certificate has expired: renew the cluster's "
+		       "certificates, or check this host's clock)";
+	case 2:   /* X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT */
+	case 18:  /* X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT */
+	case 19:  /* X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN */
+	case 20:  /* X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY */
+	case 21:  /* X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE */
+		return " (TLS: unknown CA: the kubeconfig's certificate-authority did not sign "
+		       "the API server's certificate; verification is never turned off)";
+	case 62:  /* X509_V_ERR_HOSTNAME_MISMATCH */
+	case 64:  /* X509_V_ERR_IP_ADDRESS_MISMATCH */
+		break;
+	default:
+		if (!strstr(msg, "subject name") && !strstr(msg, "does not match"))
+			return " (TLS: the kubeconfig's certificate-authority must sign the API "
+			       "server's certificate; verification is never turned off)";
+	}
+	return " (TLS: name mismatch: the API server's certificate does not name the host "
+	       "of the kubeconfig's server: use a name or address it lists)";
+}
+
 static int perform(struct kube_client *kc, const char *method, const char *path,
 		   const char *content_type, const char *body, size_t body_len,
 		   size_t (*write)(char *, size_t, size_t, void *), void *warg,
@@ -463,10 +498,12 @@ static int perform(struct kube_client *kc, const char *method, const char *path,
 			    cc == CURLE_SSL_CONNECT_ERROR || cc == CURLE_SSL_CERTPROBLEM) ? ERR_AUTH :
 			   ERR_CONNECT;
 
+		long vr = 0;
+
+		curl_easy_getinfo(c, CURLINFO_SSL_VERIFYRESULT, &vr);
 		rc = err_set(err, code, "%s %s: %s%s", method, kc->server,
 			     errbuf[0] ? errbuf : curl_easy_strerror(cc),
-			     code == ERR_AUTH ? " (TLS: the kubeconfig's certificate-authority must "
-			     "sign the API server's certificate; verification is never turned off)" : "");
+			     code == ERR_AUTH ? tls_hint(vr, errbuf) : "");
 	}
 	/* libcurl copied the token into its handle; reset drops it */
 	curl_easy_reset(c);

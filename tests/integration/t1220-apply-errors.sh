@@ -62,11 +62,18 @@ kube_config "$KDIR/kc-401" "certificate-authority: test-ca.pem" "tokenFile: othe
 run_apply --kubeconfig "$KDIR/kc-401" >"$TEST_DIR/401.out" 2>&1; [ $? -eq 3 ] || fail "exit status: $(cat "$TEST_DIR/401.out")"
 want "refused the credentials of kubeconfig user 'bringup-test' (401 Unauthorized)" "$TEST_DIR/401.out"
 
-# TLS: a CA that did not sign the server; a kubeconfig that skips verification.
+# TLS: a CA that did not sign the server, a name the certificate does not
+# list, an expired certificate: each named as such (not one CA hint for
+# all); a kubeconfig that skips verification.
 kube_ca other
 kube_config "$KDIR/kc-ca" "certificate-authority: other-ca.pem" "tokenFile: token"
 run_apply --kubeconfig "$KDIR/kc-ca" >"$TEST_DIR/tls.out" 2>&1; [ $? -eq 3 ] || fail "exit status: $(cat "$TEST_DIR/tls.out")"
-want "verification is never turned off" "$TEST_DIR/tls.out"
+want "(TLS: unknown CA: the kubeconfig's certificate-authority did not sign the API server's certificate; verification is never turned off)" "$TEST_DIR/tls.out"
+# a name the server's certificate does not list (it names IP 127.0.0.1 only)
+sed "s|https://127.0.0.1:|https://localhost:|" "$KCFG" >"$KDIR/kc-name"
+run_apply --kubeconfig "$KDIR/kc-name" >"$TEST_DIR/name.out" 2>&1; [ $? -eq 3 ] || fail "exit status: $(cat "$TEST_DIR/name.out")"
+want "(TLS: name mismatch: the API server's certificate does not name the host of the kubeconfig's server" "$TEST_DIR/name.out"
+grep -q "unknown CA" "$TEST_DIR/name.out" && fail "a name mismatch called an unknown CA: $(cat "$TEST_DIR/name.out")"
 kube_config "$KDIR/kc-skip" "insecure-skip-tls-verify: true" "tokenFile: token"
 run_apply --kubeconfig "$KDIR/kc-skip" >"$TEST_DIR/skip.out" 2>&1; [ $? -eq 2 ] || fail "exit status: $(cat "$TEST_DIR/skip.out")"
 want "sets insecure-skip-tls-verify: bringup always verifies the API server" "$TEST_DIR/skip.out"
@@ -93,4 +100,14 @@ kube_down
 kube_up --ready-delay 600
 run_apply --ready-timeout 2 >"$TEST_DIR/ready.out" 2>&1; [ $? -eq 1 ] || fail "exit status: $(cat "$TEST_DIR/ready.out")"
 want "bringup: not ready after 2 s: DaemonSet kube-system/rdma-shared-dp-ds has no pod scheduled yet" "$TEST_DIR/ready.out"
+kube_down
+
+# An expired server certificate (valid until the second it was signed).
+openssl x509 -req -in "$KDIR/server.csr" -CA "$KDIR/test-ca.pem" -CAkey "$KDIR/test-ca.key" \
+	-CAcreateserial -days 0 -extfile "$KDIR/san.ext" -out "$KDIR/expired.pem" 2>/dev/null ||
+	fail "openssl expired"
+sleep 2
+kube_up --cert "$KDIR/expired.pem"
+run_apply >"$TEST_DIR/expired.out" 2>&1; [ $? -eq 3 ] || fail "exit status: $(cat "$TEST_DIR/expired.out")"
+want "(TLS: the API server's certificate has expired" "$TEST_DIR/expired.out"
 exit 0

@@ -21,6 +21,7 @@ struct kube_client {
 	char *server;          /* https://host:port, no trailing slash */
 	char *user;            /* the kubeconfig user's name */
 	char *ca_file;         /* certificate-authority */
+	char *proxy;           /* proxy-url: http, https or socks5, as kubectl takes it */
 	struct strbuf ca;      /* certificate-authority-data, decoded */
 	char *cert_file, *key_file;
 	struct strbuf cert, key; /* client-certificate-data / client-key-data */
@@ -125,6 +126,7 @@ void kube_client_free(struct kube_client *kc)
 	free(kc->server);
 	free(kc->user);
 	free(kc->ca_file);
+	free(kc->proxy);
 	free(kc->cert_file);
 	free(kc->key_file);
 	wipe(&kc->ca);
@@ -278,6 +280,17 @@ int kube_client_new(const char *path, struct kube_client **ret, struct err *err)
 	}
 	if ((s = json_string_value(json_object_get(cl, "certificate-authority"))))
 		kc->ca_file = rel_path(path, s);
+	/* proxy-url (kubeconfig v1 Cluster): the schemes client-go's transport
+	 * takes, http, https and socks5; it wins over $HTTPS_PROXY as there */
+	if ((s = json_string_value(json_object_get(cl, "proxy-url")))) {
+		if (strncmp(s, "http://", 7) && strncmp(s, "https://", 8) &&
+		    strncmp(s, "socks5://", 9)) {
+			rc = err_set(err, ERR_INVENTORY, "%s: cluster of context '%s': proxy-url '%s' "
+				     "is not an http://, https:// or socks5:// URL", path, cur, s);
+			goto out;
+		}
+		kc->proxy = xstrdup(s);
+	}
 	if ((s = json_string_value(json_object_get(cl, "certificate-authority-data"))) &&
 	    !kube_base64_decode(s, &kc->ca)) {
 		rc = err_set(err, ERR_INVENTORY, "%s: certificate-authority-data is not base64", path);
@@ -464,6 +477,8 @@ static int perform(struct kube_client *kc, const char *method, const char *path,
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, kc);
 	if (kc->ca_file)
 		curl_easy_setopt(c, CURLOPT_CAINFO, kc->ca_file);
+	if (kc->proxy)
+		curl_easy_setopt(c, CURLOPT_PROXY, kc->proxy);
 	if (kc->ca.len)
 		blob(c, CURLOPT_CAINFO_BLOB, &kc->ca);
 	if (kc->cert_file)

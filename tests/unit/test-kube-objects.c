@@ -336,5 +336,8 @@ int main(void)
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_kubeconfig),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+
+	unlink(ca_file());
+	return rc;
 }

@@ -194,7 +194,7 @@ $(O)/completion/_bringup: $(BIN)
 # The same layout as the .deb and the .rpm (packaging/README.md).
 install: $(BIN) $(COMPLETIONS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
-		$(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DOCDIR)/examples
+		$(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)/examples/certs
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/bringup
 	install -m 0644 man/bringup.1 $(DESTDIR)$(MANDIR)/man1/bringup.1
 	install -m 0644 $(O)/completion/bringup.bash $(DESTDIR)$(BASHCOMPDIR)/bringup
@@ -203,6 +203,7 @@ install: $(BIN) $(COMPLETIONS)
 	install -m 0644 doc/reference.md $(DESTDIR)$(DOCDIR)/reference.md
 	install -m 0644 inventory/README.md $(DESTDIR)$(DOCDIR)/examples/README.md
 	install -m 0644 inventory/*.yaml $(DESTDIR)$(DOCDIR)/examples/
+	install -m 0644 inventory/certs/*.pem $(DESTDIR)$(DOCDIR)/examples/certs/
 
 clean:
 	rm -rf build build-asan build-fuzz build-pkg bringup

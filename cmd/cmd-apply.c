@@ -19,7 +19,7 @@
 const struct cmd_option cmd_apply_options[] = {
 	{ "inventory", 'i', OPT_SHORT | OPT_FILE | OPT_INVENTORY, "FILE", "the inventory (its cluster var 'openshift')" },
 	{ "check", 'c', 0, NULL, "a dry run on the server (dryRun=All): the diff against the live objects" },
-	{ "kubeconfig", 'k', OPT_FILE, "FILE", "server, CA and credentials (default $KUBECONFIG, the inventory's, ~/.kube/config)" },
+	{ "kubeconfig", 'k', OPT_FILE, "FILE", "server, CA and credentials (default the inventory's openshift.kubeconfig, $KUBECONFIG, ~/.kube/config)" },
 	{ "state-dir", 'D', OPT_DIR, "DIR", "where deploy recorded the Spectrum Scale facts" },
 	{ "crd-timeout", 'T', 0, "S", "how long a CRD may take to be Established (default 120)" },
 	{ "ready-timeout", 'R', 0, "S", "then wait for the device plugin's pods and node resources (default 300; 0: no wait)" },
@@ -44,8 +44,9 @@ static void usage(FILE *f)
 		"      --check            a dry run on the server (dryRun=All): print what would\n"
 		"                         be deleted, then what would change as a diff against\n"
 		"                         the live objects\n"
-		"      --kubeconfig FILE  server, CA and credentials (default $KUBECONFIG, then the\n"
-		"                         inventory's openshift.kubeconfig, then ~/.kube/config);\n"
+		"      --kubeconfig FILE  server, CA and credentials (default the inventory's\n"
+		"                         openshift.kubeconfig, then $KUBECONFIG, then\n"
+		"                         ~/.kube/config);\n"
 		"                         TLS is always verified against the kubeconfig's CA\n"
 		"      --state-dir DIR    where deploy recorded the Spectrum Scale facts\n"
 		"      --crd-timeout S    how long a CRD may take to be Established (default 120)\n"

@@ -42,7 +42,7 @@ const struct cmd_option cmd_validate_options[] = {
 	{ "no-baseline", 'N', 0, NULL, "neither store nor compare with the baseline" },
 	{ "accept-new-host-keys", 'A', 0, NULL, "record unknown host keys (changed keys are refused)" },
 	{ "via", 'V', 0, "ssh|kubernetes", "run over SSH (default) or as MPIJobs through the Kubernetes API (stages nccl, resnet)" },
-	{ "kubeconfig", 'k', OPT_FILE, "FILE", "with --via kubernetes: server, CA and credentials (default $KUBECONFIG, the inventory's, ~/.kube/config)" },
+	{ "kubeconfig", 'k', OPT_FILE, "FILE", "with --via kubernetes: server, CA and credentials (default the inventory's openshift.kubeconfig, $KUBECONFIG, ~/.kube/config)" },
 	{ "tui", 'U', 0, NULL, "a full-screen view while it runs (bringup tui's keys); the report follows" },
 	{ "help", 'h', OPT_SHORT, NULL, "print this help" },
 	{ NULL },
@@ -91,8 +91,8 @@ static void usage(FILE *f)
 		"                             (stages nccl, resnet; first one health Job per\n"
 		"                             node: nvidia-smi -q, ibstat, judged by precheck's\n"
 		"                             checks; the jobs are deleted afterwards)\n"
-		"      --kubeconfig FILE      with --via kubernetes (default $KUBECONFIG, the\n"
-		"                             inventory's openshift.kubeconfig, ~/.kube/config)\n"
+		"      --kubeconfig FILE      with --via kubernetes (default the inventory's\n"
+		"                             openshift.kubeconfig, $KUBECONFIG, ~/.kube/config)\n"
 		"      --tui                  a full-screen view while it runs: a column per stage,\n"
 		"                             a row per host and one for the cluster's own figures;\n"
 		"                             a failed cell gives the finding (bringup tui's keys);\n"

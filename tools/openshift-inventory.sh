@@ -4,7 +4,9 @@
 # nodes named dgxNN.sim.example.com, no openshift.scale: deploy records it)
 # written to OUT. For `make demo` and the Kubernetes API tests (kube-lib.sh).
 [ $# -eq 3 ] || { echo "usage: $0 KUBECONFIG IN OUT" >&2; exit 2; }
-awk -v kcfg="$1" '
+# The GUIs' CAs are the repository's placeholders (inventory/certs/).
+certs=$(cd "$(dirname "$0")/../inventory/certs" && pwd)
+awk -v kcfg="$1" -v certs="$certs" '
 { print }
 /^  vars:$/ && !done {
 	print "    openshift:"
@@ -12,10 +14,9 @@ awk -v kcfg="$1" '
 	print "      user_namespaces: [adas]"
 	print "      node_domain: sim.example.com"
 	print "      csi:"
-	print "        host_path: /gpfs/ess3000_4M"
-	print "        local: { gui_host: 192.168.1.30, secret: csisecret-local, primary_fs: fs0, primary_fset: csifset }"
+	print "        local: { gui_host: 192.168.1.30, secret: csisecret-local, gui_ca_file: \"" certs "/redbook-poc-gui-local-ca.pem\" }"
 	print "        remote:"
-	print "          - { id: \"215057217487177715\", gui_host: 192.168.1.52, secret: csisecret-remote }"
+	print "          - { id: \"215057217487177715\", gui_host: 192.168.1.52, secret: csisecret-remote, gui_ca_file: \"" certs "/redbook-poc-gui-remote-ca.pem\" }"
 	print "      volumes:"
 	print "        - { name: adas-data, dir: adas, storage: 100Gi }"
 	done = 1

@@ -21,6 +21,7 @@ struct kube_client {
 	char *server;          /* https://host:port, no trailing slash */
 	char *user;            /* the kubeconfig user's name */
 	char *ca_file;         /* certificate-authority */
+	char *proxy;           /* proxy-url: http, https or socks5, as kubectl takes it */
 	struct strbuf ca;      /* certificate-authority-data, decoded */
 	char *cert_file, *key_file;
 	struct strbuf cert, key; /* client-certificate-data / client-key-data */
@@ -47,15 +48,18 @@ char *kube_config_path(const char *path, const char *inv_path, const char **ret_
 		*ret_source = "--kubeconfig";
 		return xstrdup(path);
 	}
-	if (env && *env) {
-		*ret_source = "KUBECONFIG";
-		return xstrndup(env, strcspn(env, ":"));
-	}
+	/* The inventory names the cluster it describes: a $KUBECONFIG left in
+	 * the admin's shell for another cluster must not redirect deploy or
+	 * upgrade there (issue 25), so the inventory's wins over it. */
 	if (inv_path && *inv_path) {
 		*ret_source = "the inventory's openshift.kubeconfig";
 		if (inv_path[0] == '~' && inv_path[1] == '/' && home)
 			return xasprintf("%s%s", home, inv_path + 1);
 		return xstrdup(inv_path);
+	}
+	if (env && *env) {
+		*ret_source = "KUBECONFIG";
+		return xstrndup(env, strcspn(env, ":"));
 	}
 	*ret_source = "~/.kube/config";
 	return xasprintf("%s/.kube/config", home && *home ? home : ".");
@@ -122,6 +126,7 @@ void kube_client_free(struct kube_client *kc)
 	free(kc->server);
 	free(kc->user);
 	free(kc->ca_file);
+	free(kc->proxy);
 	free(kc->cert_file);
 	free(kc->key_file);
 	wipe(&kc->ca);
@@ -275,6 +280,17 @@ int kube_client_new(const char *path, struct kube_client **ret, struct err *err)
 	}
 	if ((s = json_string_value(json_object_get(cl, "certificate-authority"))))
 		kc->ca_file = rel_path(path, s);
+	/* proxy-url (kubeconfig v1 Cluster): the schemes client-go's transport
+	 * takes, http, https and socks5; it wins over $HTTPS_PROXY as there */
+	if ((s = json_string_value(json_object_get(cl, "proxy-url")))) {
+		if (strncmp(s, "http://", 7) && strncmp(s, "https://", 8) &&
+		    strncmp(s, "socks5://", 9)) {
+			rc = err_set(err, ERR_INVENTORY, "%s: cluster of context '%s': proxy-url '%s' "
+				     "is not an http://, https:// or socks5:// URL", path, cur, s);
+			goto out;
+		}
+		kc->proxy = xstrdup(s);
+	}
 	if ((s = json_string_value(json_object_get(cl, "certificate-authority-data"))) &&
 	    !kube_base64_decode(s, &kc->ca)) {
 		rc = err_set(err, ERR_INVENTORY, "%s: certificate-authority-data is not base64", path);
@@ -389,6 +405,41 @@ static size_t on_header(char *data, size_t size, size_t n, void *arg)
 	return len;
 }
 
+/*
+ * What a failed TLS handshake means, from OpenSSL's verify result
+ * (CURLINFO_SSL_VERIFYRESULT: X509_V_ERR_* of openssl/x509_vfy.h) and, for
+ * the host name, which libcurl checks itself, its message ("no alternative
+ * certificate subject name matches target host name"): an unknown CA, a
+ * name mismatch and an expired certificate each need another fix.
+ */
+static const char *tls_hint(long vr, const char *msg)
+{
+	switch (vr) {
+	case 9:   /* X509_V_ERR_CERT_NOT_YET_VALID */
+		return " (TLS: the API server's certificate is not valid yet: compare this "
+		       "host's clock with the server's)";
+	case 10:  /* X509_V_ERR_CERT_HAS_EXPIRED */
+		return " (TLS: the API server's certificate has expired: renew the cluster's "
+		       "certificates, or check this host's clock)";
+	case 2:   /* X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT */
+	case 18:  /* X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT */
+	case 19:  /* X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN */
+	case 20:  /* X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY */
+	case 21:  /* X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE */
+		return " (TLS: unknown CA: the kubeconfig's certificate-authority did not sign "
+		       "the API server's certificate; verification is never turned off)";
+	case 62:  /* X509_V_ERR_HOSTNAME_MISMATCH */
+	case 64:  /* X509_V_ERR_IP_ADDRESS_MISMATCH */
+		break;
+	default:
+		if (!strstr(msg, "subject name") && !strstr(msg, "does not match"))
+			return " (TLS: the kubeconfig's certificate-authority must sign the API "
+			       "server's certificate; verification is never turned off)";
+	}
+	return " (TLS: name mismatch: the API server's certificate does not name the host "
+	       "of the kubeconfig's server: use a name or address it lists)";
+}
+
 static int perform(struct kube_client *kc, const char *method, const char *path,
 		   const char *content_type, const char *body, size_t body_len,
 		   size_t (*write)(char *, size_t, size_t, void *), void *warg,
@@ -426,6 +477,8 @@ static int perform(struct kube_client *kc, const char *method, const char *path,
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, kc);
 	if (kc->ca_file)
 		curl_easy_setopt(c, CURLOPT_CAINFO, kc->ca_file);
+	if (kc->proxy)
+		curl_easy_setopt(c, CURLOPT_PROXY, kc->proxy);
 	if (kc->ca.len)
 		blob(c, CURLOPT_CAINFO_BLOB, &kc->ca);
 	if (kc->cert_file)
@@ -460,10 +513,12 @@ static int perform(struct kube_client *kc, const char *method, const char *path,
 			    cc == CURLE_SSL_CONNECT_ERROR || cc == CURLE_SSL_CERTPROBLEM) ? ERR_AUTH :
 			   ERR_CONNECT;
 
+		long vr = 0;
+
+		curl_easy_getinfo(c, CURLINFO_SSL_VERIFYRESULT, &vr);
 		rc = err_set(err, code, "%s %s: %s%s", method, kc->server,
 			     errbuf[0] ? errbuf : curl_easy_strerror(cc),
-			     code == ERR_AUTH ? " (TLS: the kubeconfig's certificate-authority must "
-			     "sign the API server's certificate; verification is never turned off)" : "");
+			     code == ERR_AUTH ? tls_hint(vr, errbuf) : "");
 	}
 	/* libcurl copied the token into its handle; reset drops it */
 	curl_easy_reset(c);

@@ -23,9 +23,10 @@
 struct kube_client;
 
 /*
- * Which kubeconfig: `path` when given (--kubeconfig), else the first file of
- * $KUBECONFIG, else `inv_path` (the inventory's openshift.kubeconfig), else
- * ~/.kube/config. Returns the chosen path (caller frees) and where it came
+ * Which kubeconfig: `path` when given (--kubeconfig), else `inv_path` (the
+ * inventory's openshift.kubeconfig: the inventory names its cluster, a
+ * $KUBECONFIG set for another one must not win), else the first file of
+ * $KUBECONFIG, else ~/.kube/config. Returns the chosen path (caller frees) and where it came
  * from in *ret_source ("--kubeconfig", "KUBECONFIG", ...).
  */
 char *kube_config_path(const char *path, const char *inv_path, const char **ret_source);

@@ -16,6 +16,7 @@
 #include "../rundir/runlog.h"
 #include "../base/strbuf.h"
 #include "../base/template.h"
+#include "../base/tmpfile.h"
 #include "tmpl-render.h"
 #include "../base/xalloc.h"
 #include "kube-prune.h"
@@ -43,6 +44,7 @@ static const struct kube_spec {
 	{ "openshift/rdma-configmap.yaml", NULL },
 	{ "openshift/rdma-daemonset.yaml", NULL },
 	{ "openshift/node-scale-label.yaml", "scale_nodes" },
+	{ "openshift/csi-cacert.yaml", "csi_cacerts" },
 	{ "openshift/csi-scale-operator.yaml", NULL },
 	{ "openshift/pv.yaml", "volumes" },
 	{ "openshift/pvc.yaml", "volumes" },
@@ -267,10 +269,86 @@ static int add_scale(json_t *os, const json_t *records, json_t *ctx, struct err 
 	return 0;
 }
 
-static int add_csi(json_t *os, json_t *ctx, struct err *err)
+/*
+ * The CA certificate of one cluster's GUI (openshift.csi.*.gui_ca_file, a
+ * PEM file, relative to the inventory's directory): the Scale CSI driver
+ * verifies the GUI's TLS with it (secureSslMode: true, cacert: a ConfigMap
+ * whose name and key are the same, as IBM's "Certificates" page of the CSI
+ * documentation asks; CSI 3.0.0's driver loads every PEM file of it,
+ * driver/csiplugin/settings/scale_config.go).
+ */
+static int add_cacert(const struct inventory *inv, json_t *cl, const char *where,
+		      const char *id, json_t *out, struct err *err)
 {
-	json_t *c = json_object_get(os, "csi"), *loc, *remote, *out, *v;
-	const char *gui, *secret, *fs, *fset, *hp;
+	const char *file, *slash = inv->path ? strrchr(inv->path, '/') : NULL;
+	struct strbuf pem = STRBUF_INIT;
+	char *path, *name;
+	int rc, fd;
+
+	if (json_object_get(cl, "gui_ca_file") && !json_is_string(json_object_get(cl, "gui_ca_file")))
+		return err_set(err, ERR_INVENTORY, "inventory: '%s.gui_ca_file' must be a string "
+			       "(the path of a PEM file)", where);
+	if (!json_is_string(json_object_get(cl, "gui_ca_file")) ||
+	    !*json_string_value(json_object_get(cl, "gui_ca_file")))
+		return err_set(err, ERR_INVENTORY, "inventory: cluster var '%s.gui_ca_file' is "
+			       "missing: the PEM file of the CA that signed the Scale GUI's "
+			       "certificate (on a GUI node: the issuer of `openssl s_client -connect "
+			       "GUI:443`); the CSI driver verifies the GUI with it (secureSslMode)",
+			       where);
+	file = json_string_value(json_object_get(cl, "gui_ca_file"));
+	path = file[0] == '/' || !slash ? xstrdup(file) :
+		xasprintf("%.*s/%s", (int)(slash - inv->path), inv->path, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = err_set(err, ERR_INVENTORY, "inventory: %s.gui_ca_file: cannot read %s: %s",
+			     where, path, strerror(errno));
+		free(path);
+		return rc;
+	}
+	rc = tmpfile_read_all(fd, &pem);
+	close(fd);
+	if (rc || !strstr(pem.buf ? pem.buf : "", "-----BEGIN CERTIFICATE-----") ||
+	    !strstr(pem.buf, "-----END CERTIFICATE-----")) {
+		rc = err_set(err, ERR_INVENTORY, "inventory: %s.gui_ca_file: %s holds no PEM "
+			     "certificate (-----BEGIN CERTIFICATE-----)", where, path);
+		free(path);
+		strbuf_release(&pem);
+		return rc;
+	}
+	free(path);
+	name = xasprintf("cacert-%s", id);
+	/* the certificates only: a note before them is the file's, not the CA's */
+	json_array_append_new(out, json_pack("{s:s, s:s}", "name", name, "pem",
+					     strstr(pem.buf, "-----BEGIN CERTIFICATE-----")));
+	free(name);
+	strbuf_release(&pem);
+	return 0;
+}
+
+/* What CSI 3.0.0's CRD no longer has, and what replaced it. */
+static int csi_removed(json_t *c, json_t *loc, struct err *err)
+{
+	if (json_object_get(c, "host_path"))
+		return err_set(err, ERR_INVENTORY, "inventory: " OS_VAR ".csi.host_path: the Scale "
+			       "CSI operator dropped scaleHostpath in 2.2 (the driver finds each file "
+			       "system's mount point itself): remove it");
+	if (json_object_get(loc, "primary_fs") || json_object_get(loc, "primary_fset"))
+		return err_set(err, ERR_INVENTORY, "inventory: " OS_VAR ".csi.local.primary_fs and "
+			       "primary_fset: Scale CSI 3.0 removed the primary file system and "
+			       "fileset (the local cluster is spec.localScaleCluster, the recorded "
+			       "scale.cluster_id): remove them");
+	return 0;
+}
+
+/*
+ * The Scale CSI custom resource of CSI 3.0.0 (KUBE_CSI_RELEASE): the local
+ * cluster (the one OpenShift's nodes mount from, localScaleCluster) and
+ * the remote storage clusters, each GUI verified with its CA.
+ */
+static int add_csi(const struct inventory *inv, json_t *os, json_t *ctx, struct err *err)
+{
+	json_t *c = json_object_get(os, "csi"), *loc, *remote, *out, *certs, *v;
+	const char *gui, *secret, *image, *local_id;
 	size_t i;
 	int rc;
 
@@ -278,30 +356,47 @@ static int add_csi(json_t *os, json_t *ctx, struct err *err)
 		return err_set(err, ERR_INVENTORY, "inventory: cluster var '" OS_VAR ".csi' is "
 			       "missing (the Spectrum Scale CSI clusters, see inventory/README.md)");
 	loc = json_object_get(c, "local");
-	if ((rc = need_str(c, "host_path", OS_VAR ".csi", &hp, err)) ||
+	local_id = json_string_value(json_object_get(json_object_get(ctx, "scale"), "cluster_id"));
+	image = str_or(c, "image", KUBE_CSI_DRIVER_IMAGE);
+	if (!strchr(image, '@') && (!strrchr(image, ':') ||
+				    strrchr(image, ':') < strrchr(image, '/') ||
+				    !strcmp(strrchr(image, ':'), ":latest")))
+		return err_set(err, ERR_INVENTORY, "inventory: " OS_VAR ".csi.image '%s' names no "
+			       "release: pin it by tag or digest (default %s)", image,
+			       KUBE_CSI_DRIVER_IMAGE);
+	certs = json_array();
+	if ((rc = csi_removed(c, loc, err)) ||
 	    (rc = need_str(loc, "gui_host", OS_VAR ".csi.local", &gui, err)) ||
 	    (rc = need_str(loc, "secret", OS_VAR ".csi.local", &secret, err)) ||
-	    (rc = need_str(loc, "primary_fs", OS_VAR ".csi.local", &fs, err)) ||
-	    (rc = need_str(loc, "primary_fset", OS_VAR ".csi.local", &fset, err)))
+	    (rc = add_cacert(inv, loc, OS_VAR ".csi.local", local_id, certs, err))) {
+		json_decref(certs);
 		return rc;
+	}
 	out = json_array();
 	remote = json_object_get(c, "remote");
 	json_array_foreach(remote, i, v) {
 		const char *id, *rg, *rs;
+		char *where = xasprintf(OS_VAR ".csi.remote[%zu]", i);
 
-		if ((rc = need_str(v, "id", OS_VAR ".csi.remote[]", &id, err)) ||
-		    (rc = need_str(v, "gui_host", OS_VAR ".csi.remote[]", &rg, err)) ||
-		    (rc = need_str(v, "secret", OS_VAR ".csi.remote[]", &rs, err))) {
+		if ((rc = need_str(v, "id", where, &id, err)) ||
+		    (rc = need_str(v, "gui_host", where, &rg, err)) ||
+		    (rc = need_str(v, "secret", where, &rs, err)) ||
+		    (rc = add_cacert(inv, v, where, id, certs, err))) {
+			free(where);
 			json_decref(out);
+			json_decref(certs);
 			return rc;
 		}
-		json_array_append_new(out, json_pack("{s:s, s:s, s:s}", "id", id, "gui_host", rg,
-						     "secret", rs));
+		free(where);
+		json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:O}", "id", id, "gui_host", rg,
+			"secret", rs, "cacert", json_object_get(json_array_get(certs,
+				json_array_size(certs) - 1), "name")));
 	}
-	json_object_set_new(ctx, "csi", json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:s}, s:o}",
+	json_object_set_new(ctx, "csi", json_pack("{s:s, s:s, s:{s:s, s:s, s:O}, s:o}",
 		"namespace", str_or(c, "namespace", "ibm-spectrum-scale-csi-driver"),
-		"host_path", hp, "local", "gui_host", gui, "secret", secret, "primary_fs", fs,
-		"primary_fset", fset, "remote", out));
+		"image", image, "local", "gui_host", gui, "secret", secret, "cacert",
+		json_object_get(json_array_get(certs, 0), "name"), "remote", out));
+	json_object_set_new(ctx, "csi_cacerts", certs);
 	return 0;
 }
 
@@ -330,7 +425,12 @@ static int add_volumes(json_t *os, json_t *ctx, struct err *err)
 		json_array_foreach(nss, j, ns) {
 			json_t *lab = json_array();
 			char *pv = xasprintf("%s-pv%02zu", name, j + 1), *pvc = xasprintf("%s-pvc", name);
-			char *handle = xasprintf("%s;%s;path=%s/%s",
+			/* CSI 2.5+'s layout (IBM ibm-spectrum-scale-csi
+			 * v3.0.0, tools/generate_static_provisioning_yamls.sh):
+			 * <storageclass type>;<volume type>;<cluster id>;<fs uuid>;
+			 * <consistency group>;<fileset>;<path>, a static volume
+			 * of a directory being type 0;0 with no group or fileset. */
+			char *handle = xasprintf("0;0;%s;%s;;;%s/%s",
 				json_string_value(json_object_get(scale, "cluster_id")),
 				json_string_value(json_object_get(scale, "filesystem_uid")),
 				json_string_value(json_object_get(scale, "mount_point")), dir);
@@ -556,7 +656,7 @@ static json_t *build_context(const struct inventory *inv, const json_t *records,
 	if ((rc = add_namespaces(os, str_or(os, "service_account", "mpi"), ctx, err)) ||
 	    (rc = add_rdma(inv, os, ctx, err)) ||
 	    (rc = add_scale(os, records, ctx, err)) ||
-	    (rc = add_csi(os, ctx, err)) ||
+	    (rc = add_csi(inv, os, ctx, err)) ||
 	    (rc = add_volumes(os, ctx, err)) ||
 	    (rc = add_jobs(inv, os, ctx, err)) ||
 	    (rc = add_mpi_operator(inv, os, ctx, err))) {

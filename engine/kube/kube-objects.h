@@ -21,6 +21,16 @@
 #include "../inventory/inventory.h"
 #include "kube-client.h"
 
+/*
+ * The IBM Storage Scale CSI release the custom resource is written for
+ * (github.com/IBM/ibm-spectrum-scale-csi tag v3.0.0, commit d7681200,
+ * operator/config/crd/bases/csi.ibm.com_csiscaleoperators.yaml), and its
+ * node driver image (operator/controllers/config/constants.go,
+ * CSIDriverPluginImage), pinned in spec.spectrumScale.
+ */
+#define KUBE_CSI_RELEASE "v3.0.0"
+#define KUBE_CSI_DRIVER_IMAGE "quay.io/ibm-spectrum-scale/ibm-spectrum-scale-csi-driver:v3.0.0"
+
 struct kube_object {
 	char *api_version;  /* "rbac.authorization.k8s.io/v1" */
 	char *kind;         /* "Role" */

@@ -5,9 +5,11 @@
  */
 #include "tmpl-render.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 #include <yaml.h>
 
 #include "../base/xalloc.h"
@@ -382,6 +384,82 @@ static const char *unsafe_reason(const char *s, size_t len)
 	return NULL;
 }
 
+/*
+ * Whether a string, written plain, would be read back as something else:
+ * by the YAML 1.2 core schema (bringup's own re-parse: "0123" is 123, "true"
+ * a boolean, "~" null) or by YAML 1.1 (the API server's sigs.k8s.io/yaml:
+ * "on", "yes", "n" booleans, "0123" octal 83, "1:20" sexagesimal), or would
+ * start a YAML construct (an anchor, alias, tag, flow collection, block
+ * scalar, directive). Such a string is written double-quoted instead.
+ */
+static bool retyped_plain(const char *s, size_t len)
+{
+	static const char *const words[] = {
+		"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE",
+		"false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null",
+		"NULL", "~",
+	};
+	size_t i = 0, digits = 0;
+	bool hex = false;
+
+	if (!len)
+		return true;
+	for (size_t w = 0; w < sizeof(words) / sizeof(*words); w++)
+		if (strlen(words[w]) == len && !memcmp(words[w], s, len))
+			return true;
+	if (strchr("-?:,[]{}#&*!|>'\"%@`", s[0]) && !(s[0] == '-' && len > 1 && s[1] != ' '))
+		return true;
+	if (s[0] == '+' || s[0] == '-')
+		i++;
+	if (i < len && s[i] == '.' && len - i == 4 &&
+	    (!strncasecmp(s + i, ".inf", 4) || !strncasecmp(s + i, ".nan", 4)))
+		return true;
+	if (len - i > 2 && s[i] == '0' && strchr("xXoObB", s[i + 1])) {
+		hex = s[i + 1] == 'x' || s[i + 1] == 'X';
+		i += 2;
+	}
+	/* every number form of either schema: digits, '_', ':', '.', exponents */
+	for (size_t j = i; j < len; j++) {
+		unsigned char c = (unsigned char)s[j];
+
+		if (isdigit(c) || (hex && isxdigit(c)))
+			digits++;
+		else if (!strchr("_:.+-eE", c))
+			return false;
+	}
+	return digits > 0;
+}
+
+/*
+ * Whether the tag of `n` is a whole plain scalar of its line: after ": ",
+ * "- " or only indentation, and followed by the end of the line. Only there
+ * may a value be written quoted instead; inside quotes or beside other text
+ * (name: {{x}}-pv) it stays as it is.
+ */
+static bool whole_scalar(const struct tmpl *t, const struct node *n)
+{
+	size_t pos = 0, start;
+	const char *end;
+
+	for (unsigned l = 1; l < n->line && pos < t->len; pos++)
+		if (t->src[pos] == '\n')
+			l++;
+	start = pos;
+	pos += n->col - 1;
+	if (pos + 2 > t->len || memcmp(t->src + pos, "{{", 2))
+		return false;
+	end = memmem(t->src + pos, t->len - pos, "}}", 2);
+	if (!end || (end + 2 < t->src + t->len && end[2] != '\n'))
+		return false;
+	if (pos >= start + 2 && t->src[pos - 1] == ' ' &&
+	    (t->src[pos - 2] == ':' || t->src[pos - 2] == '-'))
+		return t->src[start + strspn(t->src + start, " ")] != '#';
+	for (size_t i = start; i < pos; i++)
+		if (t->src[i] != ' ')
+			return false;
+	return true;
+}
+
 static int expand_var(struct expander *x, const struct node *n)
 {
 	json_t *v = lookup(x, n->path);
@@ -413,7 +491,8 @@ static int expand_var(struct expander *x, const struct node *n)
 			     json_is_null(v) ? "null" : json_is_array(v) ? "a list" : "a map");
 		goto out;
 	}
-	if (n->kind == N_QVAR) {
+	if (n->kind == N_QVAR || (json_is_string(v) && retyped_plain(tmp.buf, tmp.len) &&
+				  whole_scalar(x->t, n))) {
 		json_t *s = json_stringn(tmp.buf, tmp.len);
 		char *q = s ? json_dumps(s, JSON_ENCODE_ANY | JSON_ENSURE_ASCII) : NULL;
 

@@ -17,7 +17,11 @@
  * A line holding only a section or comment tag disappears with its newline,
  * so templates indent like the YAML they produce. A plain {{name}} refuses a
  * value that could change the document's structure (a newline, a quote, a
- * backslash, ": ", " #"): such values go through {{q name}}.
+ * backslash, ": ", " #"): such values go through {{q name}}. A string that
+ * is a whole plain scalar of its line but that YAML would read as something
+ * else (1.2 core or 1.1, as the API server's sigs.k8s.io/yaml reads: "on",
+ * "yes", "0123", "1:20", "~") is written double-quoted by itself, so it
+ * stays a string.
  *
  * tmpl_render_yaml() re-parses what it rendered with libyaml; a template that
  * renders invalid YAML is an error naming the template and its line.

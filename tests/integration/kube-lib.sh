@@ -5,6 +5,8 @@
 # TOKEN, KDIR. The server is stopped by kube_down (and on exit).
 root=$(cd "$(dirname "$0")/../.." && pwd)
 KDIR="$TEST_DIR/kube"
+# Inventories copied here keep redbook-poc.yaml's relative GUI CA paths.
+ln -s "$root/inventory/certs" "$TEST_DIR/certs"
 python3 -c 'import yaml' 2>/dev/null || skip python3-yaml "tools/install-deps.sh"
 command -v openssl >/dev/null || skip openssl
 

@@ -20,6 +20,8 @@
 root=$(cd "$(dirname "$0")/../.." && pwd)
 inv="$root/inventory/redbook-poc.yaml"
 fx="$root/tests/fixtures/openshift"
+# inventories written here keep redbook-poc.yaml's relative GUI CA paths
+ln -s "$root/inventory/certs" "$TEST_DIR/certs"
 check="python3 $root/tests/tools/kube-check.py"
 python3 -c 'import jsonschema, yaml' 2>/dev/null || skip python3-jsonschema "tools/install-deps.sh"
 
@@ -36,7 +38,7 @@ grep -q "no recorded scale.cluster_id: run \`bringup deploy\`" "$TEST_DIR/none.o
 
 "$BRINGUP" render -i "$inv" -o "$TEST_DIR/r1" --state-dir "$state" >"$TEST_DIR/r1.out" ||
 	fail "render failed: $(cat "$TEST_DIR/r1.out")"
-grep -qx "render: 32 objects in $TEST_DIR/r1" "$TEST_DIR/r1.out" || fail "$(cat "$TEST_DIR/r1.out")"
+grep -qx "render: 34 objects in $TEST_DIR/r1" "$TEST_DIR/r1.out" || fail "$(cat "$TEST_DIR/r1.out")"
 (cd "$TEST_DIR/r1" && ls *.yaml jobs/*.yaml) >"$TEST_DIR/files"
 cat >"$TEST_DIR/want" <<'LIST'
 01-securitycontextconstraints-scc-for-mpi.yaml
@@ -48,10 +50,12 @@ cat >"$TEST_DIR/want" <<'LIST'
 07-daemonset-rdma-shared-dp-ds.yaml
 08-node-dgx01.ocp4.scale.ibm.com.yaml
 09-node-dgx02.ocp4.scale.ibm.com.yaml
-10-csiscaleoperator-ibm-spectrum-scale-csi.yaml
-11-persistentvolume-adas-data-pv01.yaml
-12-persistentvolumeclaim-adas-data-pvc.yaml
-13-configmap-bringup-applyset.yaml
+10-configmap-cacert-16217308676014575381.yaml
+11-configmap-cacert-215057217487177715.yaml
+12-csiscaleoperator-ibm-spectrum-scale-csi.yaml
+13-persistentvolume-adas-data-pv01.yaml
+14-persistentvolumeclaim-adas-data-pvc.yaml
+15-configmap-bringup-applyset.yaml
 jobs/01-mpijob-nccl-test-mpi-01x08-tcp.yaml
 jobs/02-mpijob-nccl-test-mpi-01x08-ib.yaml
 jobs/03-mpijob-nccl-test-mpi-01x08-ib-gdr.yaml
@@ -86,7 +90,7 @@ diff -r "$TEST_DIR/r1" "$TEST_DIR/r2" || fail "two renders differ"
 # object valid against its upstream schema.
 "$BRINGUP" render -i "$inv" -o "$TEST_DIR/op" --state-dir "$state" --with-operators \
 	>"$TEST_DIR/op.out" || fail "render --with-operators: $(cat "$TEST_DIR/op.out")"
-grep -qx "render: 41 objects in $TEST_DIR/op" "$TEST_DIR/op.out" || fail "$(cat "$TEST_DIR/op.out")"
+grep -qx "render: 43 objects in $TEST_DIR/op" "$TEST_DIR/op.out" || fail "$(cat "$TEST_DIR/op.out")"
 [ -e "$TEST_DIR/r1/operators" ] && fail "operators rendered unasked"
 (cd "$TEST_DIR/op/operators" && ls) >"$TEST_DIR/files"
 printf '%s\n' 01-namespace-mpi-operator.yaml 02-customresourcedefinition-mpijobs.kubeflow.org.yaml \
@@ -125,7 +129,7 @@ sed 's/^      jobs:$/      mpi_operator: { api: v1alpha2 }\n      jobs:/' "$inv"
 grep -q "api: v1alpha2" "$TEST_DIR/legacy.yaml" || fail "legacy inventory"
 "$BRINGUP" render -i "$TEST_DIR/legacy.yaml" -o "$TEST_DIR/leg" --state-dir "$state" --with-operators \
 	>"$TEST_DIR/leg.out" || fail "legacy render: $(cat "$TEST_DIR/leg.out")"
-grep -qx "render: 38 objects in $TEST_DIR/leg" "$TEST_DIR/leg.out" || fail "$(cat "$TEST_DIR/leg.out")"
+grep -qx "render: 40 objects in $TEST_DIR/leg" "$TEST_DIR/leg.out" || fail "$(cat "$TEST_DIR/leg.out")"
 grep -q "^apiVersion: kubeflow.org/v1alpha2$" "$TEST_DIR/leg/jobs/01-mpijob-nccl-test-mpi-01x08-tcp.yaml" ||
 	fail "legacy jobs are not v1alpha2"
 grep -q "^  cleanPodPolicy: Running$" "$TEST_DIR/leg/jobs/01-mpijob-nccl-test-mpi-01x08-tcp.yaml" ||

@@ -4,7 +4,7 @@
 # server-side apply (PATCH application/apply-patch+yaml, fieldManager
 # bringup, force=false, never a DELETE); the second apply changes nothing on
 # the server (the stored objects are byte-identical, every object reported
-# unchanged; 13 objects: the Redpaper's 12 and bringup's ApplySet parent,
+# unchanged; 15 objects: the Redpaper's 12, the two GUI CA ConfigMaps and bringup's ApplySet parent,
 # kube-prune.h); --check on a fresh server is a dry run that stores nothing, and
 # after a change to the inventory shows the diff and changes nothing.
 . "$(dirname "$0")/lib.sh"
@@ -22,15 +22,15 @@ cmp -s "$TEST_DIR/before.json" "$API_STATE" || fail "--check stored objects"
 
 "$BRINGUP" apply -i "$inv" --kubeconfig "$KCFG" --state-dir "$STATE" >"$TEST_DIR/a1.out" 2>&1 ||
 	fail "apply failed: $(cat "$TEST_DIR/a1.out")"
-grep -q "^apply: 13 objects, 13 changed" "$TEST_DIR/a1.out" || fail "$(cat "$TEST_DIR/a1.out")"
+grep -q "^apply: 15 objects, 15 changed" "$TEST_DIR/a1.out" || fail "$(cat "$TEST_DIR/a1.out")"
 grep -q "^created      RoleBinding adas/mpi" "$TEST_DIR/a1.out" || fail "$(cat "$TEST_DIR/a1.out")"
 grep -q "^configured   Node dgx01.ocp4.scale.ibm.com" "$TEST_DIR/a1.out" || fail "node not labelled"
 cp "$API_STATE" "$TEST_DIR/after1.json"
 
 "$BRINGUP" apply -i "$inv" --kubeconfig "$KCFG" --state-dir "$STATE" >"$TEST_DIR/a2.out" 2>&1 ||
 	fail "second apply failed: $(cat "$TEST_DIR/a2.out")"
-grep -q "^apply: 13 objects, 0 changed" "$TEST_DIR/a2.out" || fail "$(cat "$TEST_DIR/a2.out")"
-[ "$(grep -c '^unchanged ' "$TEST_DIR/a2.out")" -eq 13 ] || fail "$(cat "$TEST_DIR/a2.out")"
+grep -q "^apply: 15 objects, 0 changed" "$TEST_DIR/a2.out" || fail "$(cat "$TEST_DIR/a2.out")"
+[ "$(grep -c '^unchanged ' "$TEST_DIR/a2.out")" -eq 15 ] || fail "$(cat "$TEST_DIR/a2.out")"
 cmp -s "$TEST_DIR/after1.json" "$API_STATE" || fail "the second apply changed the server"
 
 # What the server saw: SSA only, as bringup, never forced, never a delete.
@@ -38,12 +38,12 @@ python3 - "$API_LOG" <<'PY' || fail "request shapes"
 import json, sys
 reqs = [json.loads(l) for l in open(sys.argv[1])]
 patches = [r for r in reqs if r["method"] == "PATCH"]
-assert len(patches) == 39, len(patches)  # 13 dry run + 13 + 13
+assert len(patches) == 45, len(patches)  # 15 dry run + 15 + 15
 for r in patches:
     assert r["content_type"] == "application/apply-patch+yaml", r
     assert r["query"]["fieldManager"] == ["bringup"] and r["query"]["force"] == ["false"], r
     assert r["query"]["fieldValidation"] == ["Strict"], r  # typos refused, not pruned
-assert sum(1 for r in patches if r["query"].get("dryRun") == ["All"]) == 13
+assert sum(1 for r in patches if r["query"].get("dryRun") == ["All"]) == 15
 assert all(r["method"] in ("GET", "PATCH") for r in reqs), "a request other than GET/PATCH"
 assert all(r["bearer"] for r in reqs)
 PY
@@ -64,6 +64,6 @@ sed 's/^      user_namespaces: \[adas\].*/&\n      rdma: { hca_max: 50 }/' "$inv
 	>"$TEST_DIR/c1.out" 2>&1 || fail "check 2: $(cat "$TEST_DIR/c1.out")"
 grep -q "^would change ConfigMap kube-system/rdma-devices" "$TEST_DIR/c1.out" || fail "$(cat "$TEST_DIR/c1.out")"
 grep -q 'rdmaHcaMax\\": 50' "$TEST_DIR/c1.out" || fail "diff lacks the new value"
-grep -q "^apply --check: 13 objects, 1 would change" "$TEST_DIR/c1.out" || fail "$(cat "$TEST_DIR/c1.out")"
+grep -q "^apply --check: 15 objects, 1 would change" "$TEST_DIR/c1.out" || fail "$(cat "$TEST_DIR/c1.out")"
 cmp -s "$TEST_DIR/after1.json" "$API_STATE" || fail "--check changed the server"
 exit 0

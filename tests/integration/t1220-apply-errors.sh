@@ -18,7 +18,7 @@ want() { grep -qF -- "$1" "$2" || fail "$2 lacks '$1': $(cat "$2")"; }
 # Missing CRD: which one, which operator; the PV after it is not applied.
 kube_up --missing-crd csiscaleoperators.csi.ibm.com
 run_apply >"$TEST_DIR/crd.out" 2>&1; [ $? -eq 1 ] || fail "exit status: $(cat "$TEST_DIR/crd.out")"
-want "10-csiscaleoperator-ibm-spectrum-scale-csi.yaml: CSIScaleOperator ibm-spectrum-scale-csi: the API server does not know kind CSIScaleOperator (csi.ibm.com/v1): its CustomResourceDefinition csiscaleoperators.csi.ibm.com is missing: install the IBM Spectrum Scale CSI operator" "$TEST_DIR/crd.out"
+want "12-csiscaleoperator-ibm-spectrum-scale-csi.yaml: CSIScaleOperator ibm-spectrum-scale-csi: the API server does not know kind CSIScaleOperator (csi.ibm.com/v1): its CustomResourceDefinition csiscaleoperators.csi.ibm.com is missing: install the IBM Spectrum Scale CSI operator" "$TEST_DIR/crd.out"
 grep -q PersistentVolume "$API_STATE" && fail "objects after the failed one were applied"
 kube_down
 
@@ -54,7 +54,7 @@ kube_up --crd-delay 3 --ready-delay 6
 run_apply >"$TEST_DIR/delay.out" 2>&1 || fail "late CRD: $(cat "$TEST_DIR/delay.out")"
 want "created      CSIScaleOperator ibm-spectrum-scale-csi-driver/ibm-spectrum-scale-csi" "$TEST_DIR/delay.out"
 want "waiting: DaemonSet kube-system/rdma-shared-dp-ds has no pod scheduled yet" "$TEST_DIR/delay.out"
-want "apply: 13 objects, 13 changed" "$TEST_DIR/delay.out"
+want "apply: 15 objects, 15 changed" "$TEST_DIR/delay.out"
 
 # 401: another token.
 printf 'not-the-token\n' >"$KDIR/other-token"
@@ -62,18 +62,25 @@ kube_config "$KDIR/kc-401" "certificate-authority: test-ca.pem" "tokenFile: othe
 run_apply --kubeconfig "$KDIR/kc-401" >"$TEST_DIR/401.out" 2>&1; [ $? -eq 3 ] || fail "exit status: $(cat "$TEST_DIR/401.out")"
 want "refused the credentials of kubeconfig user 'bringup-test' (401 Unauthorized)" "$TEST_DIR/401.out"
 
-# TLS: a CA that did not sign the server; a kubeconfig that skips verification.
+# TLS: a CA that did not sign the server, a name the certificate does not
+# list, an expired certificate: each named as such (not one CA hint for
+# all); a kubeconfig that skips verification.
 kube_ca other
 kube_config "$KDIR/kc-ca" "certificate-authority: other-ca.pem" "tokenFile: token"
 run_apply --kubeconfig "$KDIR/kc-ca" >"$TEST_DIR/tls.out" 2>&1; [ $? -eq 3 ] || fail "exit status: $(cat "$TEST_DIR/tls.out")"
-want "verification is never turned off" "$TEST_DIR/tls.out"
+want "(TLS: unknown CA: the kubeconfig's certificate-authority did not sign the API server's certificate; verification is never turned off)" "$TEST_DIR/tls.out"
+# a name the server's certificate does not list (it names IP 127.0.0.1 only)
+sed "s|https://127.0.0.1:|https://localhost:|" "$KCFG" >"$KDIR/kc-name"
+run_apply --kubeconfig "$KDIR/kc-name" >"$TEST_DIR/name.out" 2>&1; [ $? -eq 3 ] || fail "exit status: $(cat "$TEST_DIR/name.out")"
+want "(TLS: name mismatch: the API server's certificate does not name the host of the kubeconfig's server" "$TEST_DIR/name.out"
+grep -q "unknown CA" "$TEST_DIR/name.out" && fail "a name mismatch called an unknown CA: $(cat "$TEST_DIR/name.out")"
 kube_config "$KDIR/kc-skip" "insecure-skip-tls-verify: true" "tokenFile: token"
 run_apply --kubeconfig "$KDIR/kc-skip" >"$TEST_DIR/skip.out" 2>&1; [ $? -eq 2 ] || fail "exit status: $(cat "$TEST_DIR/skip.out")"
 want "sets insecure-skip-tls-verify: bringup always verifies the API server" "$TEST_DIR/skip.out"
 # The CA inline (certificate-authority-data) works as the file does.
 kube_config "$KDIR/kc-data" "certificate-authority-data: $(base64 -w0 "$KDIR/test-ca.pem")" "tokenFile: token"
 run_apply --kubeconfig "$KDIR/kc-data" >"$TEST_DIR/data.out" 2>&1 || fail "CA data: $(cat "$TEST_DIR/data.out")"
-want "apply: 13 objects, 0 changed" "$TEST_DIR/data.out"
+want "apply: 15 objects, 0 changed" "$TEST_DIR/data.out"
 kube_down
 
 # A device plugin whose resources register at 0 first (no device found
@@ -93,4 +100,14 @@ kube_down
 kube_up --ready-delay 600
 run_apply --ready-timeout 2 >"$TEST_DIR/ready.out" 2>&1; [ $? -eq 1 ] || fail "exit status: $(cat "$TEST_DIR/ready.out")"
 want "bringup: not ready after 2 s: DaemonSet kube-system/rdma-shared-dp-ds has no pod scheduled yet" "$TEST_DIR/ready.out"
+kube_down
+
+# An expired server certificate (valid until the second it was signed).
+openssl x509 -req -in "$KDIR/server.csr" -CA "$KDIR/test-ca.pem" -CAkey "$KDIR/test-ca.key" \
+	-CAcreateserial -days 0 -extfile "$KDIR/san.ext" -out "$KDIR/expired.pem" 2>/dev/null ||
+	fail "openssl expired"
+sleep 2
+kube_up --cert "$KDIR/expired.pem"
+run_apply >"$TEST_DIR/expired.out" 2>&1; [ $? -eq 3 ] || fail "exit status: $(cat "$TEST_DIR/expired.out")"
+want "(TLS: the API server's certificate has expired" "$TEST_DIR/expired.out"
 exit 0

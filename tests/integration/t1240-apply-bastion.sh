@@ -21,11 +21,11 @@ awk '{ print } /^  vars:$/ && !done { while ((getline l < ARGV[2]) > 0) print l;
       user_namespaces: [adas]
       node_domain: ocp4.scale.ibm.com
       csi:
-        host_path: /gpfs/fs0
-        local: { gui_host: 192.168.1.30, secret: csisecret-local, primary_fs: fs0, primary_fset: csifset }
+        local: { gui_host: 192.168.1.30, secret: csisecret-local, gui_ca_file: GUI_CA }
       volumes:
         - { name: adas-data, dir: adas, storage: 100Gi, labels: { type: data, dept: adas } }
 VARS
+sed -i "s|GUI_CA|$root/inventory/certs/redbook-poc-gui-local-ca.pem|" "$TEST_DIR/inv.yaml"
 printf '  bastion:\n    hosts: dgx01\n' >>"$TEST_DIR/inv.yaml"
 "$BRINGUP" inventory check -i "$TEST_DIR/inv.yaml" >/dev/null || fail "inventory"
 
@@ -37,7 +37,7 @@ sim_ssh 127.0.1.1 'umask 077; cat > ~/.kube/token' <"$KDIR/token" || fail "token
 run() { "$BRINGUP" apply -i "$TEST_DIR/inv.yaml" --via bastion --state-dir "$STATE" "$@"; }
 
 run >"$TEST_DIR/a1.out" 2>&1 || fail "apply via bastion: $(cat "$TEST_DIR/a1.out")"
-[ "$(grep -c ' serverside-applied$' "$TEST_DIR/a1.out")" -eq 13 ] || fail "$(cat "$TEST_DIR/a1.out")"
+[ "$(grep -c ' serverside-applied$' "$TEST_DIR/a1.out")" -eq 14 ] || fail "$(cat "$TEST_DIR/a1.out")"
 grep -qx "securitycontextconstraints.security.openshift.io/scc-for-mpi serverside-applied" \
 	"$TEST_DIR/a1.out" || fail "$(cat "$TEST_DIR/a1.out")"
 grep -qx "rolebinding.rbac.authorization.k8s.io/mpi serverside-applied" "$TEST_DIR/a1.out" ||
@@ -53,7 +53,7 @@ python3 - "$API_LOG" <<'PY' || fail "request shapes"
 import json, sys
 p = [json.loads(l) for l in open(sys.argv[1])]
 p = [r for r in p if r["method"] == "PATCH"]
-assert len(p) == 39, len(p)  # 13 objects (with the ApplySet parent) x 3 runs
+assert len(p) == 42, len(p)  # 14 objects (with the ApplySet parent and the GUI CA) x 3 runs
 assert all(r["query"]["fieldManager"] == ["bringup"] and r["query"]["force"] == ["false"]
            and r["content_type"] == "application/apply-patch+yaml" for r in p)
 PY

@@ -44,7 +44,8 @@ import json, sys
 objs = {(o["kind"], o["metadata"]["name"]): o for o in json.load(open(sys.argv[1]))}
 pv = objs[("PersistentVolume", "adas-data-pv01")]
 h = pv["spec"]["csi"]["volumeHandle"]
-assert h.startswith(sys.argv[2] + ";" + sys.argv[3] + ";"), h
+# Scale CSI 2.5+'s layout: a static directory volume of that cluster and fs
+assert h == "0;0;%s;%s;;;/gpfs/ess3000_4M/adas" % (sys.argv[2], sys.argv[3]), h
 assert [m["manager"] for m in objs[("Role", "mpi")]["metadata"]["managedFields"]] == ["bringup"]
 PY
 cp "$API_STATE" "$TEST_DIR/after1.json"

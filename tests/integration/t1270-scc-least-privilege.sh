@@ -139,5 +139,5 @@ PY
 # A third apply: nothing to remove, nothing changed.
 "$BRINGUP" apply -i "$TEST_DIR/one.yaml" --kubeconfig "$KCFG" --state-dir "$STATE" --ready-timeout 0 \
 	>"$TEST_DIR/a3.out" 2>&1 || fail "apply 3: $(cat "$TEST_DIR/a3.out")"
-grep -q "^apply: 13 objects, 0 changed" "$TEST_DIR/a3.out" || fail "$(cat "$TEST_DIR/a3.out")"
+grep -q "^apply: 15 objects, 0 changed" "$TEST_DIR/a3.out" || fail "$(cat "$TEST_DIR/a3.out")"
 exit 0

@@ -48,7 +48,7 @@ for h in ("dgx01", "dgx02"):
 ' "$top/manifest.json" || fail "manifest.json"
 
 # With an openshift section: the images of the objects `render` makes.
-python3 - "$TEST_DIR/inv.yaml" "$TEST_DIR/inv-os.yaml" <<'PY'
+python3 - "$TEST_DIR/inv.yaml" "$TEST_DIR/inv-os.yaml" "$(cd "$(dirname "$0")/../.." && pwd)" <<'PY'
 import sys
 s = open(sys.argv[1]).read()
 assert "\n  vars:\n" in s, "sim inventory changed shape"
@@ -56,10 +56,10 @@ s = s.replace("\n  vars:\n", """
   vars:
     openshift:
       user_namespaces: [ml]
-      csi: { host_path: /gpfs/fs0, local: { gui_host: gui, secret: s, primary_fs: fs0, primary_fset: f } }
+      csi: { local: { gui_host: gui, secret: s, gui_ca_file: "ROOT/inventory/certs/redbook-poc-gui-local-ca.pem" } }
       volumes: [ { name: data, dir: d, storage: 1Gi } ]
       rdma: { image: "registry.example/rdma-plugin:1.2" }
-""", 1)
+""".replace("ROOT", sys.argv[3]), 1)
 open(sys.argv[2], "w").write(s)
 PY
 out=$("$BRINGUP" bundle --offline -i "$TEST_DIR/inv-os.yaml" --ofed "$TEST_DIR/ofed" -o "$TEST_DIR/os.tar.gz" 2>&1) ||

@@ -87,13 +87,19 @@ authentication/managing-security-context-constraints.html) describes them:
     podsecuritypolicysubjectreviews (`oc policy scc-subject-review`:
     status.allowedBy names the SCC that admits spec.template for
     spec.user, or the template's service account).
-Field validation of custom resources with a structural schema (MPIJob
-v2beta1: tests/fixtures/openshift/schema/mpijob-kubeflow-v2beta1.json), as
-kubernetes.io/docs/reference/using-api/api-concepts/#field-validation says:
-a field the schema does not know is refused with
-?fieldValidation=Strict (422, 'strict decoding error: unknown field
-"spec.x"'), pruned with a Warning header ('unknown field "spec.x"') under
-Warn (the default) and pruned silently under Ignore.
+Field validation of the kinds with a structural schema (MPIJob v2beta1 of
+MPI Operator v0.8.0, CSIScaleOperator of Scale CSI 3.0.0, OpenShift's
+SecurityContextConstraints: tests/fixtures/openshift/schema/, SOURCES.md
+there), as kubernetes.io/docs/reference/using-api/api-concepts/
+#field-validation says: a field the schema does not know is refused with
+?fieldValidation=Strict (400 BadRequest, in an apply's wording 'failed to
+create typed patch object (NS/NAME; GROUP/VERSION, Kind=KIND): .spec.x:
+field not declared in schema', structured-merge-diff typed/validate.go),
+pruned with a Warning header ('unknown field "spec.x"') under Warn (the
+default) and pruned silently under Ignore; then, in every mode, what is left
+is validated as apiextensions-apiserver does (422 Invalid: 'PATH: Invalid
+value: "string": PATH in body must be of type boolean: "string"',
+'Unsupported value', 'Required value').
 Transient failures on demand (t1520): --fault-file F, read at every
 request, holds lines "CODE COUNT PATH-SUBSTRING [RETRY-AFTER]"; the next
 COUNT requests whose path holds the substring are answered CODE (429
@@ -916,7 +922,13 @@ def mpi_labels(name, role):
 
 SCHEMA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures",
                           "openshift", "schema")
-STRUCTURAL = {("kubeflow.org", "v2beta1", "MPIJob"): "mpijob-kubeflow-v2beta1.json"}
+# The kinds whose upstream schema the stand-in enforces (SOURCES.md there
+# names each one's release): the CRDs a real server validates with their
+# openAPIV3Schema (structural, so unknown fields are pruned or refused).
+STRUCTURAL = {("kubeflow.org", "v2beta1", "MPIJob"): "mpijob-kubeflow-v2beta1.json",
+              ("csi.ibm.com", "v1", "CSIScaleOperator"): "csiscaleoperator-csi-v1.json",
+              ("security.openshift.io", "v1", "SecurityContextConstraints"):
+                  "securitycontextconstraints-security-v1.json"}
 _schemas = {}
 
 
@@ -943,6 +955,53 @@ def unknown_fields(node, schema, path=""):
     return out
 
 
+JSON_TYPES = {"string": str, "boolean": bool, "object": dict, "array": list,
+              "integer": int, "number": (int, float)}
+
+
+def type_name(v):
+    return {str: "string", bool: "boolean", dict: "object", list: "array", int: "integer",
+            float: "number", type(None): "null"}.get(type(v), "string")
+
+
+def invalid_fields(node, schema, path=""):
+    """(path, message) of what the CRD validation of apiextensions-apiserver
+    refuses after decoding: a wrong type, a value outside an enum, a missing
+    required field (its wording: "PATH in body must be of type T: \"U\"",
+    "Unsupported value", "Required value")."""
+    out = []
+    if not isinstance(schema, dict):
+        return out
+    want = schema.get("type")
+    if want:
+        kinds = want if isinstance(want, list) else [want]
+        ok = any(k == "null" and node is None or k in JSON_TYPES and
+                 isinstance(node, JSON_TYPES[k]) and
+                 not (k in ("integer", "number") and isinstance(node, bool))
+                 for k in kinds)
+        if not ok:
+            return [(path, 'Invalid value: "%s": %s in body must be of type %s: "%s"' % (
+                type_name(node), path, kinds[0], type_name(node)))]
+    if "enum" in schema and node not in schema["enum"]:
+        out.append((path, 'Unsupported value: %s: supported values: %s' % (
+            json.dumps(node), ", ".join(json.dumps(e) for e in schema["enum"]))))
+    if isinstance(node, dict):
+        for r in schema.get("required") or []:
+            if r not in node:
+                out.append(("%s.%s" % (path, r) if path else r, "Required value"))
+        props = schema.get("properties") or {}
+        for k, v in node.items():
+            sub = props.get(k)
+            if sub is None and isinstance(schema.get("additionalProperties"), dict):
+                sub = schema["additionalProperties"]
+            if sub is not None:
+                out += invalid_fields(v, sub, "%s.%s" % (path, k) if path else k)
+    elif isinstance(node, list) and isinstance(schema.get("items"), dict):
+        for i, v in enumerate(node):
+            out += invalid_fields(v, schema["items"], "%s[%d]" % (path, i))
+    return out
+
+
 def prune_fields(obj, paths):
     for p in paths:
         parts = p.replace("]", "").replace("[", ".").split(".")
@@ -961,18 +1020,38 @@ def field_validation(group, version, kind, obj, mode):
     if name not in _schemas:
         with open(os.path.join(SCHEMA_DIR, name)) as f:
             _schemas[name] = json.load(f)
-    bad = unknown_fields({k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")},
-                         _schemas[name])
-    if not bad:
-        return None, []
-    if mode == "Strict":
-        return status(422, "Invalid", '%s "%s" is invalid: %s' % (
-            kind, (obj.get("metadata") or {}).get("name"),
-            ", ".join('strict decoding error: unknown field "%s"' % b for b in bad)),
-            {"kind": kind, "causes": [{"reason": "FieldValueInvalid", "field": b,
-                                       "message": 'unknown field "%s"' % b} for b in bad]}), []
-    prune_fields(obj, bad)
-    return None, ([] if mode == "Ignore" else ['unknown field "%s"' % b for b in bad])
+    body = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
+    meta = obj.get("metadata") or {}
+    bad = unknown_fields(body, _schemas[name])
+    warnings = []
+    if bad and mode == "Strict":
+        # An apply builds a typed patch with the schema first
+        # (structured-merge-diff, typed/validate.go: ".PATH: field not
+        # declared in schema"); under Strict (KEP-2885, "Server Side Unknown
+        # Field Validation") that is a 400 BadRequest naming every field.
+        return status(400, "BadRequest", "failed to create typed patch object (%s%s; %s/%s, "
+                      "Kind=%s): %s" % (meta.get("namespace") and meta["namespace"] + "/" or "",
+                                        meta.get("name"), group, version, kind,
+                                        ", ".join(".%s: field not declared in schema" % b
+                                                  for b in bad)),
+                      {"kind": kind, "causes": [{"reason": "FieldValueInvalid", "field": b,
+                                                 "message": "field not declared in schema"}
+                                                for b in bad]}), []
+    if bad:
+        prune_fields(obj, bad)
+        body = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
+        warnings = [] if mode == "Ignore" else ['unknown field "%s"' % b for b in bad]
+    # Then the CRD's validation of the pruned object, whatever the mode: 422.
+    top = dict(_schemas[name])
+    top["required"] = [r for r in top.get("required") or []
+                       if r not in ("apiVersion", "kind", "metadata")]
+    wrong = invalid_fields(body, top)
+    if wrong:
+        return status(422, "Invalid", '%s.%s "%s" is invalid: %s' % (
+            kind, group, meta.get("name"), ", ".join("%s: %s" % w for w in wrong)),
+            {"kind": kind, "causes": [{"reason": "FieldValueInvalid", "field": w[0],
+                                       "message": w[1]} for w in wrong]}), []
+    return None, warnings
 
 
 def mpi_operator(key):

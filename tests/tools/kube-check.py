@@ -97,6 +97,19 @@ DEVIATIONS = {
     "MPIJob.spec.cleanPodPolicy": "v2beta1: runPolicy.cleanPodPolicy",
     "MPIJob.spec.runPolicy": "v2beta1",
     "MPIJob.spec.mpiImplementation": "v2beta1: OpenMPI, as the Redpaper's images",
+    # Scale CSI 3.0.0's resource (the Redpaper's is CSI 2.0.0's): the local
+    # cluster is localScaleCluster (3.0 removed primary), scaleHostpath is
+    # gone since 2.2, each GUI is verified with its CA ConfigMap, the driver
+    # image pinned; the static volumeHandle in the 2.5+ layout.
+    "CSIScaleOperator.spec.localScaleCluster": "CSI 3.0: the local cluster",
+    "CSIScaleOperator.spec.clusters[0].primary": "CSI 3.0 removed primary",
+    "CSIScaleOperator.spec.scaleHostpath": "CSI 2.2 removed it",
+    "CSIScaleOperator.spec.spectrumScale": "the driver image, pinned by tag",
+    "CSIScaleOperator.spec.clusters[0].secureSslMode": "the GUI's TLS verified",
+    "CSIScaleOperator.spec.clusters[1].secureSslMode": "the GUI's TLS verified",
+    "CSIScaleOperator.spec.clusters[0].cacert": "the GUI's CA (ConfigMap)",
+    "CSIScaleOperator.spec.clusters[1].cacert": "the GUI's CA (ConfigMap)",
+    "PersistentVolume.spec.csi.volumeHandle": "CSI 2.5+: 0;0;CLUSTER;FS;;;PATH",
 }
 
 

@@ -26,8 +26,7 @@ static const char base[] =
 	"    openshift:\n"
 	"      user_namespaces: [ml, cv]\n"
 	"      csi:\n"
-	"        host_path: /gpfs/fs0\n"
-	"        local: { gui_host: gui, secret: s, primary_fs: fs0, primary_fset: f }\n"
+	"        local: { gui_host: gui, secret: s, gui_ca_file: \"%s\" }\n"
 	"      volumes:\n"
 	"        - { name: data, dir: d, storage: 1Gi, labels: { team: ml } }\n"
 	"%s"
@@ -40,14 +39,34 @@ static const char base[] =
 	"groups:\n"
 	"  gpu_worker: { hosts: \"g[1-2]\" }\n";
 
-static int build(const char *extra, char last_hca, const json_t *records,
+static const char pem[] = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+
+/* A PEM file for the GUI's CA (openshift.csi.local.gui_ca_file), made once. */
+static const char *ca_file(void)
+{
+	static char path[] = "/tmp/test-kube-ca-XXXXXX";
+	static int made;
+
+	if (!made) {
+		int fd = mkstemp(path);
+
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, "a note\n", 7), 7);
+		assert_int_equal(write(fd, pem, strlen(pem)), (ssize_t)strlen(pem));
+		close(fd);
+		made = 1;
+	}
+	return path;
+}
+
+static int build_csi(const char *ca, const char *extra, char last_hca, const json_t *records,
 		 struct kube_objects *o, struct err *e)
 {
 	char *y = NULL;
 	struct inventory *inv = NULL;
 	int rc;
 
-	assert_true(asprintf(&y, base, extra, last_hca) > 0);
+	assert_true(asprintf(&y, base, ca, extra, last_hca) > 0);
 	rc = inventory_load_buf("inv.yaml", y, strlen(y), &inv, e);
 	if (rc)
 		fail_msg("%s", err_msg(e));
@@ -55,6 +74,12 @@ static int build(const char *extra, char last_hca, const json_t *records,
 	inventory_free(inv);
 	free(y);
 	return rc;
+}
+
+static int build(const char *extra, char last_hca, const json_t *records,
+		 struct kube_objects *o, struct err *e)
+{
+	return build_csi(ca_file(), extra, last_hca, records, o, e);
 }
 
 static json_t *records(void)
@@ -80,19 +105,20 @@ static void test_objects_per_namespace_in_apply_order(void **state)
 
 	(void)state;
 	assert_int_equal(build("", '1', r, &o, &e), 0);
-	/* SCC, 2 x (ns, sa, role, binding), cm, ds, csi, 2 x pv, 2 x pvc, the
-	 * ApplySet parent; no scale nodes */
-	assert_int_equal(o.n, 1 + 8 + 2 + 1 + 4 + 1);
+	/* SCC, 2 x (ns, sa, role, binding), cm, ds, the GUI's CA, csi, 2 x pv,
+	 * 2 x pvc, the ApplySet parent; no scale nodes */
+	assert_int_equal(o.n, 1 + 8 + 2 + 1 + 1 + 4 + 1);
 	assert_string_equal(o.v[0].file, "01-securitycontextconstraints-scc-for-mpi.yaml");
 	assert_string_equal(o.v[1].file, "02-namespace-ml.yaml");
 	assert_string_equal(o.v[2].file, "03-namespace-cv.yaml");
-	const struct kube_object *pv = find(&o, "14-persistentvolume-data-pv02.yaml");
+	const struct kube_object *pv = find(&o, "15-persistentvolume-data-pv02.yaml");
 
+	/* CSI 2.5+'s layout: type 0 (static), 0 (a directory), no group or fileset */
 	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(
 		pv->obj, "spec"), "csi"), "volumeHandle")),
-		"16217308676014575381;099B6A7A:5EB99743;path=/gpfs/x/d");
+		"0;0;16217308676014575381;099B6A7A:5EB99743;;;/gpfs/x/d");
 	/* the cluster ID stays a string, every digit kept */
-	const struct kube_object *csi = find(&o, "12-csiscaleoperator-ibm-spectrum-scale-csi.yaml");
+	const struct kube_object *csi = find(&o, "13-csiscaleoperator-ibm-spectrum-scale-csi.yaml");
 
 	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(
 		json_object_get(csi->obj, "spec"), "clusters"), 0), "id")), "16217308676014575381");
@@ -124,7 +150,7 @@ static void test_objects_per_namespace_in_apply_order(void **state)
 		else
 			assert_string_equal(part ? part : o.v[i].file, id);
 	}
-	const struct kube_object *parent = find(&o, "17-configmap-bringup-applyset.yaml");
+	const struct kube_object *parent = find(&o, "18-configmap-bringup-applyset.yaml");
 
 	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(
 		parent->obj, "metadata"), "annotations"), "applyset.kubernetes.io/additional-namespaces")),
@@ -170,6 +196,48 @@ static void test_missing_records_and_vars(void **state)
 	assert_int_equal(build("      scale: { cluster_id: \"1\", filesystem_uid: u, mount_point: /m }\n",
 			       '1', r, &o, &e), 0);
 	kube_objects_release(&o);
+	json_decref(r);
+}
+
+/*
+ * The Scale CSI 3.0.0 resource: localScaleCluster, verified TLS to the GUI
+ * with its CA in a ConfigMap named as its key, the driver image pinned; the
+ * fields CSI removed are refused with what replaced them.
+ */
+static void test_csi_current(void **state)
+{
+	struct kube_objects o;
+	struct err e = ERR_INIT;
+	json_t *r = records(), *spec, *cl;
+
+	(void)state;
+	assert_int_equal(build("", '1', r, &o, &e), 0);
+	spec = json_object_get(find(&o, "13-csiscaleoperator-ibm-spectrum-scale-csi.yaml")->obj,
+			       "spec");
+	cl = json_array_get(json_object_get(spec, "clusters"), 0);
+	assert_string_equal(json_string_value(json_object_get(spec, "localScaleCluster")),
+			    "16217308676014575381");
+	assert_null(json_object_get(spec, "scaleHostpath"));
+	assert_null(json_object_get(cl, "primary"));
+	assert_true(json_is_true(json_object_get(cl, "secureSslMode")));
+	assert_string_equal(json_string_value(json_object_get(cl, "cacert")),
+			    "cacert-16217308676014575381");
+	assert_string_equal(json_string_value(json_object_get(spec, "spectrumScale")),
+			    KUBE_CSI_DRIVER_IMAGE);
+	const struct kube_object *cm = find(&o, "12-configmap-cacert-16217308676014575381.yaml");
+
+	assert_string_equal(json_string_value(json_object_get(json_object_get(cm->obj, "data"),
+		"cacert-16217308676014575381")), pem);
+	kube_objects_release(&o);
+
+	assert_int_equal(build_csi("/nonexistent/ca.pem", "", '1', r, &o, &e), ERR_INVENTORY);
+	assert_string_equal(err_msg(&e), "inventory: openshift.csi.local.gui_ca_file: cannot read "
+			    "/nonexistent/ca.pem: No such file or directory");
+	err_clear(&e);
+	assert_int_equal(build_csi("/dev/null", "", '1', r, &o, &e), ERR_INVENTORY);
+	assert_string_equal(err_msg(&e), "inventory: openshift.csi.local.gui_ca_file: /dev/null "
+			    "holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
+	err_clear(&e);
 	json_decref(r);
 }
 
@@ -243,8 +311,14 @@ static void test_kubeconfig(void **state)
 	assert_string_equal(q, "/x");
 	assert_string_equal(src, "--kubeconfig");
 	free(q);
+	/* the inventory's names its cluster: a $KUBECONFIG does not redirect it */
 	q = kube_config_path(NULL, "/inv", &src);
+	assert_string_equal(q, "/inv");
+	assert_string_equal(src, "the inventory's openshift.kubeconfig");
+	free(q);
+	q = kube_config_path(NULL, NULL, &src);
 	assert_string_equal(q, "/a");
+	assert_string_equal(src, "KUBECONFIG");
 	free(q);
 	unsetenv("KUBECONFIG");
 	q = kube_config_path(NULL, "/inv", &src);
@@ -258,8 +332,12 @@ int main(void)
 		cmocka_unit_test(test_objects_per_namespace_in_apply_order),
 		cmocka_unit_test(test_gpu_nodes_must_agree_on_hcas),
 		cmocka_unit_test(test_missing_records_and_vars),
+		cmocka_unit_test(test_csi_current),
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_kubeconfig),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+
+	unlink(ca_file());
+	return rc;
 }

@@ -21,7 +21,10 @@ static json_t *ctx(void)
 			       "\"off\": false, \"empty\": [], \"ns\": [\"adas\", \"ml\"], "
 			       "\"hcas\": [ {\"dev\": \"ib0\"}, {\"dev\": \"ib1\"} ], "
 			       "\"scale\": { \"id\": \"16217308676014575381\" }, "
-			       "\"bad\": \"a: b\", \"nl\": \"x\\ny\" }", 0, &je);
+			       "\"bad\": \"a: b\", \"nl\": \"x\\ny\", \"s_on\": \"on\", "
+			       "\"s_oct\": \"0123\", \"s_true\": \"true\", \"s_hex\": \"0x1F\", "
+			       "\"s_sexa\": \"1:20\", \"s_ip\": \"192.168.1.30\", \"s_inf\": \"-.inf\", "
+			       "\"s_tilde\": \"~\", \"s_amp\": \"&x\", \"s_text\": \"100Gi\" }", 0, &je);
 
 	assert_non_null(j);
 	return j;
@@ -77,6 +80,29 @@ static void test_variables_and_paths(void **state)
 	assert_renders("on: {{on}} {{off}}\n", "on: true false\n");
 	assert_renders("v: {{q bad}}\n", "v: \"a: b\"\n");
 	assert_renders("v: {{q nl}}\n", "v: \"x\\ny\"\n");
+}
+
+/*
+ * A string that YAML 1.2 core (bringup's re-parse) or YAML 1.1 (the API
+ * server's sigs.k8s.io/yaml) would read as a boolean, null or number, or
+ * that starts a YAML construct, is written double-quoted when it is a whole
+ * plain scalar, so the inventory's "on" stays the string "on" and "0123"
+ * is not octal 83; inside quotes or beside other text it is left alone.
+ */
+static void test_strings_that_yaml_would_retype_are_quoted(void **state)
+{
+	(void)state;
+	assert_renders("a: {{s_on}}\nb: {{s_oct}}\nc: {{s_true}}\nd: {{s_hex}}\n",
+		       "a: \"on\"\nb: \"0123\"\nc: \"true\"\nd: \"0x1F\"\n");
+	assert_renders("- {{s_sexa}}\n- {{s_ip}}\n- {{s_inf}}\n- {{s_tilde}}\n- {{s_amp}}\n",
+		       "- \"1:20\"\n- \"192.168.1.30\"\n- \"-.inf\"\n- \"~\"\n- \"&x\"\n");
+	assert_renders("  {{s_on}}\n", "  \"on\"\n");
+	/* plain text stays plain; numbers and booleans of the context stay typed */
+	assert_renders("a: {{s_text}}\nb: {{n}}\nc: {{on}}\n", "a: 100Gi\nb: 100\nc: true\n");
+	/* not a whole scalar: in quotes, beside text, in a comment */
+	assert_renders("a: '{{s_on}}'\nb: \"{{s_oct}}\"\nc: x-{{s_on}}\nd: {{s_on}}-x\n",
+		       "a: 'on'\nb: \"0123\"\nc: x-on\nd: on-x\n");
+	assert_renders("# mode: {{s_on}}\n", "# mode: on\n");
 }
 
 static void test_loops_with_first_last_index(void **state)
@@ -158,6 +184,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_variables_and_paths),
+		cmocka_unit_test(test_strings_that_yaml_would_retype_are_quoted),
 		cmocka_unit_test(test_loops_with_first_last_index),
 		cmocka_unit_test(test_conditionals),
 		cmocka_unit_test(test_standalone_tag_lines_vanish),

@@ -112,18 +112,19 @@ layers: $(BIN)
 
 # Under ASan + UBSan: every unit test and a sample of the integration tests
 # that, together, drive every subcommand and subsystem of the binary (the
-# client is what is sanitized; the simulated nodes are shell and sshd).
+# client is what is sanitized; the simulated nodes are shell and sshd); the
+# parsers and loaders are also fuzzed under ASan (make fuzz-smoke).
 # CI runs this sample (a full sanitized pass took longer than CI's budget
 # on 2 cores); `make asan-full` runs every integration test sanitized.
 ASAN_JOBS ?= 2
-ASAN_TESTS ?= t0100-inventory-errors t0110-inventory-show t0400-parse-cli \
-	t0510-exec-faults t0520-exec-hostkeys t0530-exec-proxyjump t0543-copy-interrupt \
-	t0570-exec-fold-spill t0610-deploy-host-failure t0620-deploy-playbook-errors \
-	t0630-deploy-resume t0640-deploy-secrets-redacted t0720-precheck-faults \
-	t0827-deploy-ofed-install-cut t0920-deploy-scale-faults t1011-precheck-fabric-isl \
-	t1100-validate-rdma t1110-validate-nccl t1130-validate-baseline t1220-apply-errors \
-	t1250-validate-kube t1300-tui-states-detail-filter t1330-tui-matrix-sizes \
-	t1420-bundle-offline t1500-upgrade-plan t1550-upgrade-quorum-fault
+ASAN_TESTS ?= t0100-inventory-errors t0110-inventory-show t0520-exec-hostkeys \
+	t0530-exec-proxyjump t0543-copy-interrupt t0570-exec-fold-spill \
+	t0610-deploy-host-failure t0620-deploy-playbook-errors t0630-deploy-resume \
+	t0640-deploy-secrets-redacted t0827-deploy-ofed-install-cut t0920-deploy-scale-faults \
+	t1011-precheck-fabric-isl t1100-validate-rdma t1110-validate-nccl t1130-validate-baseline \
+	t1220-apply-errors t1250-validate-kube t1300-tui-states-detail-filter \
+	t1330-tui-matrix-sizes t1347-tui-validate t1420-bundle-offline t1500-upgrade-plan \
+	t0632-deploy-cluster-lock t1295-kubeconfig-precedence
 ASAN_MAKE = BRINGUP_TEST_SLOW=3 INTEGRATION_JOBS=$(ASAN_JOBS) $(MAKE) O=build-asan \
 	SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	CFLAGS="-O1 -g"

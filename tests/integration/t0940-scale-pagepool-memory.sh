@@ -12,7 +12,10 @@
 sim_up -n 2 --state bare
 STATE=$TEST_DIR/state
 deploy() { "$BRINGUP" deploy -i "$INV" --state-dir "$STATE" "$@"; }
-snapshot() { (cd "$BRINGUP_SIM_DIR" && find cluster nodes/*/state nodes/*/root -type f -exec sha256sum {} + | LC_ALL=C sort); }
+# every file of the cluster and the nodes, but the run's own lease
+# (/var/lib/bringup/run.lock*: the cluster lock, taken before any stage)
+snapshot() { (cd "$BRINGUP_SIM_DIR" && find cluster nodes/*/state nodes/*/root -type f \
+	! -path '*/var/lib/bringup/run.lock*' -exec sha256sum {} + | LC_ALL=C sort); }
 
 sim_ssh 127.0.1.1 'grep "^MemTotal:" /proc/meminfo' | grep -qx 'MemTotal: *528646420 kB' ||
 	fail "the node does not report the DGX-1's memory: $(sim_ssh 127.0.1.1 'head -1 /proc/meminfo')"

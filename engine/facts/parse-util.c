@@ -266,7 +266,7 @@ json_t *jarray_at(json_t *o, const char *key)
 
 	if (!a) {
 		a = json_array();
-		json_object_set_new(o, key, a);
+		json_object_set_new_nocheck(o, key, a); /* as jobject_at */
 	}
 	return a;
 }
@@ -277,7 +277,10 @@ json_t *jobject_at(json_t *o, const char *key)
 
 	if (!a) {
 		a = json_object();
-		json_object_set_new(o, key, a);
+		/* _nocheck: the checked call refuses a key that is not UTF-8 (a
+		 * tool's garbled output) and frees the object it was given, which
+		 * we would then return (fuzz-parse: mmlsconfig "[\xff...]") */
+		json_object_set_new_nocheck(o, key, a);
 	}
 	return a;
 }

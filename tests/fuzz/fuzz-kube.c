@@ -49,7 +49,16 @@ static int answer(void *arg, const char *method, const char *path, const char *b
 	sep = memmem(a->p, (size_t)(a->end - a->p), "\n--\n", 4);
 	stop = sep ? sep : a->end;
 	nl = memchr(a->p, '\n', (size_t)(stop - a->p));
-	*ret_status = strtol(a->p, NULL, 10);
+	{
+		/* the status: the line's leading digits (the input is not NUL-terminated) */
+		char num[8] = "";
+		size_t k = 0;
+
+		while (k + 1 < sizeof(num) && a->p + k < stop && a->p[k] >= '0' && a->p[k] <= '9')
+			num[k] = a->p[k], k++;
+		num[k] = '\0';
+		*ret_status = strtol(num, NULL, 10);
+	}
 	if (nl)
 		strbuf_add(ret_body, nl + 1, (size_t)(stop - nl - 1));
 	a->p = sep ? sep + 4 : a->end;

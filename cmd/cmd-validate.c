@@ -252,9 +252,7 @@ static void live_stage_done(struct live *l, const json_t *stage_obj, double star
 			const char *fh = json_string_value(json_object_get(f, "host"));
 			const char *subj = json_string_value(json_object_get(f, "subject"));
 			const char *st = json_string_value(json_object_get(f, "status"));
-			enum vstatus v = !st ? VS_FAIL : !strcmp(st, "warn") ? VS_WARN :
-					 !strcmp(st, "unreachable") ? VS_UNREACHABLE :
-					 !strcmp(st, "pass") ? VS_PASS : VS_FAIL;
+			enum vstatus v = vstatus_parse(st);
 
 			if (cluster ? fh != NULL : !fh || strcmp(fh, l->hosts[h]))
 				continue;
@@ -431,8 +429,7 @@ int cmd_validate(const struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	{
 		/* A run that cannot be recorded still validates: a warning. */
-		const char *id = run_id;
-		char *run_dir = xasprintf("%s/runs/%s-validate", state_dir, id);
+		char *run_dir = xasprintf("%s/runs/%s-validate", state_dir, run_id);
 
 		live.ri.run_dir = run_dir;
 		if (mkdir_p(run_dir, &err) || eventlog_open(run_dir, &live.ri, &live.el, &err)) {

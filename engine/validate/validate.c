@@ -140,7 +140,7 @@ void validate_finding(json_t *findings, enum vstatus st, const char *host,
 	json_array_append_new(findings, f);
 }
 
-static enum vstatus status_from_name(const char *s)
+enum vstatus vstatus_parse(const char *s)
 {
 	for (int i = VS_PASS; i <= VS_UNREACHABLE; i++)
 		if (s && !strcmp(s, vstatus_name(i)))
@@ -155,7 +155,7 @@ enum vstatus validate_findings_status(const json_t *findings)
 	json_t *f;
 
 	json_array_foreach(findings, i, f) {
-		enum vstatus s = status_from_name(json_string_value(json_object_get(f, "status")));
+		enum vstatus s = vstatus_parse(json_string_value(json_object_get(f, "status")));
 
 		if (s > worst)
 			worst = s;
@@ -170,7 +170,7 @@ enum vstatus validate_report_finish(json_t *report)
 	size_t i;
 
 	json_array_foreach(stages, i, s) {
-		enum vstatus st = status_from_name(json_string_value(json_object_get(s, "status")));
+		enum vstatus st = vstatus_parse(json_string_value(json_object_get(s, "status")));
 
 		if (st > worst)
 			worst = st;

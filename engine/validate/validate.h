@@ -146,6 +146,8 @@ int validate_stage_from_name(const char *s); /* -1 when unknown */
 
 enum vstatus { VS_PASS = 0, VS_WARN, VS_FAIL, VS_UNREACHABLE };
 const char *vstatus_name(enum vstatus s);
+/* The status a report names; VS_FAIL for a name that is none (or NULL). */
+enum vstatus vstatus_parse(const char *s);
 
 struct validate_opts {
 	const struct validate_cfg *cfg;

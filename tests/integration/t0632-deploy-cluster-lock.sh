@@ -30,7 +30,8 @@ fake_lease() {
 }
 
 # A: a deploy in the middle of a slow install on dgx01
-"$BRINGUP" sim fault dgx01 install-slow 12 >/dev/null || fail "fault install-slow"
+# held open until the fault is cleared below (at most 300 s), however slow the machine
+"$BRINGUP" sim fault dgx01 install-slow 300 >/dev/null || fail "fault install-slow"
 "$BRINGUP" deploy -i "$INV" -p "$TEST_DIR/pb.yaml" --state-dir "$TEST_DIR/A" >"$TEST_DIR/a.out" 2>&1 &
 apid=$!
 i=0
@@ -51,7 +52,7 @@ h = json.load(open(sys.argv[1]))["stages"][0]["hosts"]
 sys.exit(0 if h["dgx02"].get("finished") and h["dgx03"].get("finished") else 1)
 PY
 do
-	i=$((i + 1)); [ $i -lt 300 ] || fail "A never finished dgx02 and dgx03"
+	i=$((i + 1)); [ $i -lt 1200 ] || fail "A never finished dgx02 and dgx03"
 	sleep 0.05
 done
 
@@ -80,12 +81,12 @@ grep -q "run=$runa " "$(lease dgx03)" || fail "B's refusal cost A its lease: $(c
 # SIGKILL A: its lease stays behind, its pid is gone
 kill -KILL $apid
 wait $apid 2>/dev/null
+"$BRINGUP" sim fault dgx01 clear install-slow >/dev/null || fail "clear install-slow"
 i=0
 until [ -s "$NODES/dgx01/state/ofed_version" ]; do # the orphaned installer ends
 	i=$((i + 1)); [ $i -lt 300 ] || fail "the orphaned install never ended"
 	sleep 0.1
 done
-"$BRINGUP" sim fault dgx01 clear install-slow >/dev/null || fail "clear install-slow"
 grep -q "run=$runa " "$(lease dgx01)" || fail "A's lease is not there after SIGKILL"
 
 # a live lease of another client host: refused; --resume of that run takes it

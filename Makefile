@@ -97,11 +97,14 @@ $(O)/tests/test-%: tests/unit/test-%.c $(CMD_OBJS) $(LIB_OBJS)
 unit: $(UNIT_BINS)
 	@O=$(O) sh tests/run-unit.sh $(UNIT_BINS)
 
+# The tests run without make's flags: a test that runs make (make demo, the
+# .deb) would otherwise meet a jobserver it cannot reach (`make -j2 check`).
+TEST_ENV = env -u MAKEFLAGS -u MFLAGS
 integration: $(BIN)
-	@BRINGUP=$(CURDIR)/$(BIN) sh tests/integration/run.sh
+	@$(TEST_ENV) BRINGUP=$(CURDIR)/$(BIN) sh tests/integration/run.sh
 
 check: $(BIN) $(UNIT_BINS)
-	@O=$(O) BRINGUP=$(CURDIR)/$(BIN) sh tests/run-all.sh $(UNIT_BINS)
+	@$(TEST_ENV) O=$(O) BRINGUP=$(CURDIR)/$(BIN) sh tests/run-all.sh $(UNIT_BINS)
 
 # The layer order written in engine/LAYERS, checked on the sources' includes
 # and on the built objects' symbols (tools/check-layers.py); its self-test
@@ -115,16 +118,16 @@ layers: $(BIN)
 # client is what is sanitized; the simulated nodes are shell and sshd); the
 # parsers and loaders are also fuzzed under ASan (make fuzz-smoke).
 # CI runs this sample (a full sanitized pass took longer than CI's budget
-# on 2 cores); `make asan-full` runs every integration test sanitized.
+# on 2 cores; the long resume, Scale-fault and TUI-size tests left it for
+# their sanitized paths are driven here by shorter ones: t0827 resumes,
+# t0610 fails a host, t1300 draws the matrix); `make asan-full` runs every
+# integration test sanitized.
 ASAN_JOBS ?= 2
 ASAN_TESTS ?= t0100-inventory-errors t0110-inventory-show t0520-exec-hostkeys \
-	t0530-exec-proxyjump t0543-copy-interrupt t0570-exec-fold-spill \
-	t0610-deploy-host-failure t0620-deploy-playbook-errors t0630-deploy-resume \
-	t0640-deploy-secrets-redacted t0827-deploy-ofed-install-cut t0920-deploy-scale-faults \
-	t1011-precheck-fabric-isl t1100-validate-rdma t1110-validate-nccl t1130-validate-baseline \
-	t1220-apply-errors t1250-validate-kube t1300-tui-states-detail-filter \
-	t1330-tui-matrix-sizes t1347-tui-validate t1420-bundle-offline t1500-upgrade-plan \
-	t0632-deploy-cluster-lock t1295-kubeconfig-precedence
+	t0530-exec-proxyjump t0543-copy-interrupt t0610-deploy-host-failure \
+	t0620-deploy-playbook-errors t0632-deploy-cluster-lock t0827-deploy-ofed-install-cut \
+	t1011-precheck-fabric-isl t1110-validate-nccl t1250-validate-kube t1295-kubeconfig-precedence \
+	t1300-tui-states-detail-filter t1347-tui-validate t1500-upgrade-plan
 ASAN_MAKE = BRINGUP_TEST_SLOW=3 INTEGRATION_JOBS=$(ASAN_JOBS) $(MAKE) O=build-asan \
 	SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	CFLAGS="-O1 -g"
@@ -142,7 +145,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
 
-FUZZ_SMOKE_SECONDS ?= 15
+FUZZ_SMOKE_SECONDS ?= 10
 
 .PHONY: fuzz fuzz-smoke fuzz-regress fuzz-build fuzz-bins fuzz-valgrind fuzz-replay-bins
 fuzz: fuzz-build fuzz-replay-bins

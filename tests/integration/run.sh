@@ -68,6 +68,11 @@ take() {
 		sh "$work/next" "$work/queue"
 }
 : >"$work/results"
+# How busy the machine was while the suite ran (all CPUs, /proc/stat): the
+# number that says whether more tests at a time would finish sooner.
+cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6; exit }' /proc/stat 2>/dev/null; }
+suite_start=$(date +%s)
+ticks0=$(cpu_ticks)
 k=0
 while [ $k -lt "$jobs" ]; do
 	( while t=$(take) && [ -n "$t" ]; do why=; run_one "$t" </dev/null; done ) &
@@ -81,6 +86,13 @@ skip=$(grep -c '^skip ' "$work/results")
 if [ "$skip" -gt 0 ]; then
 	echo "skipped:"
 	grep '^skip ' "$work/results" | sed 's/^skip \([^ ]*\) \(.*\)/  \1: \2/'
+fi
+ticks1=$(cpu_ticks)
+if [ -n "$ticks0" ] && [ -n "$ticks1" ]; then
+	set -- $ticks0 $ticks1
+	busy=$(( $3 - $1 )) idle=$(( $4 - $2 ))
+	[ $((busy + idle)) -gt 0 ] &&
+		echo "integration: $(( $(date +%s) - suite_start )) s, $jobs at a time, CPU busy $(( 100 * busy / (busy + idle) ))% of $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') cores"
 fi
 echo "integration: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

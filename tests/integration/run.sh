@@ -18,14 +18,34 @@ trap 'rm -rf "$work"' EXIT
 
 # run_one TEST: runs it, prints its result (one block, so that parallel
 # queues do not interleave lines) and records it in $work/results.
+# INTEGRATION_RETRIES=N (CI sets 1) runs a failed test again up to N times:
+# a test that passes only on a retry is printed with its first failure and
+# counted as flaky in the last line, so it is seen and fixed, not hidden.
+retries=${INTEGRATION_RETRIES:-0}
 run_one() {
 	t=$1
 	name=$(basename "$t" .sh)
 	log="$work/$name.log"
-	start=$(date +%s)
-	sh "$t" >"$log" 2>&1
-	rc=$?
-	secs=$(( $(date +%s) - start ))
+	tries=0 first=
+	while :; do
+		start=$(date +%s)
+		sh "$t" >"$log" 2>&1
+		rc=$?
+		secs=$(( $(date +%s) - start ))
+		case $rc in 0|77) break;; esac
+		[ "$tries" -lt "$retries" ] || break
+		tries=$((tries + 1))
+		first="$first
+    FAILED first (exit $rc, ${secs}s), passed on retry $tries:
+$(sed 's/^/    | /' "$log" | tail -n 30)"
+	done
+	if [ -n "$first" ] && [ $rc -eq 0 ]; then
+		printf 'ok   %s (%ss) FLAKY%s\n' "$name" "$secs" "$first"
+		printf 'flaky %s\n' "$name" >>"$work/results"
+		printf 'pass %s\n' "$name" >>"$work/results"
+		rm -f "$log"
+		return
+	fi
 	case $rc in
 	0) res=pass; out="ok   $name (${secs}s)";;
 	77)
@@ -93,6 +113,11 @@ if [ -n "$ticks0" ] && [ -n "$ticks1" ]; then
 	busy=$(( $3 - $1 )) idle=$(( $4 - $2 ))
 	[ $((busy + idle)) -gt 0 ] &&
 		echo "integration: $(( $(date +%s) - suite_start )) s, $jobs at a time, CPU busy $(( 100 * busy / (busy + idle) ))% of $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') cores"
+fi
+flaky=$(grep -c '^flaky ' "$work/results")
+if [ "$flaky" -gt 0 ]; then
+	echo "flaky (failed, then passed on a retry):"
+	grep '^flaky ' "$work/results" | sed 's/^flaky /  /'
 fi
 echo "integration: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -495,6 +495,40 @@ sim_moddb() { printf '%s\n' "$SIM_MODDB"; }
 sim_peermem_hidden() { sim_fault module-missing || sim_fault peermem-bad-symbols; }
 
 sim_mod_deps() { sim_moddb | awk -v m="$1" '$1 == m { gsub(/-/, "", $3); gsub(/,/, " ", $3); print $3 }'; }
+# sim_mod_deps_get VAR MODULE: VAR=what sim_mod_deps MODULE prints, without
+# a process (openibd's start loads ten modules and their dependencies).
+sim_mod_deps_get() {
+	_d_rest="$SIM_MODDB
+" _d_v=
+	while [ -n "$_d_rest" ]; do
+		_d_line=${_d_rest%%"
+"*}
+		_d_rest=${_d_rest#*"
+"}
+		case $_d_line in "$2 "*) ;; *) continue;; esac
+		_d_v=${_d_line#* } _d_v=${_d_v#* }
+		[ "$_d_v" = - ] && _d_v=
+		_d_rest=$_d_v _d_v=
+		while [ -n "$_d_rest" ]; do
+			_d_v="$_d_v ${_d_rest%%,*}"
+			case $_d_rest in *,*) _d_rest=${_d_rest#*,};; *) _d_rest=;; esac
+		done
+		_d_v=${_d_v# }
+		break
+	done
+	eval "$1=\$_d_v"
+}
+# sim_mod_name_get VAR NAME: VAR=NAME with '-' as '_' (kmod takes both).
+sim_mod_name_get() {
+	_n_in=$2 _n_out=
+	while :; do
+		case $_n_in in
+		*-*) _n_out=$_n_out${_n_in%%-*}_ _n_in=${_n_in#*-};;
+		*) break;;
+		esac
+	done
+	eval "$1=\$_n_out\$_n_in"
+}
 
 # Loaded modules as the tools see them: faults hide the peer memory module
 # (module-missing; peermem-bad-symbols: it cannot load) and add nouveau
@@ -532,7 +566,10 @@ $1
 }
 sim_mod_available() {
 	[ "$1" = "$PEERMEM_MODULE" ] && sim_fault module-missing && return 1
-	grep -qx "$1" "$S/modules/available" 2>/dev/null
+	while read -r _a_m; do
+		[ "$_a_m" = "$1" ] && return 0
+	done <"$S/modules/available" 2>/dev/null
+	return 1
 }
 
 # sim_mod_holders_in LOADED MODULE: sets MOD_HOLDERS to what

@@ -1209,6 +1209,13 @@ static void run_retries(struct deploy *d)
 				continue;
 			free(d->failed[h]);
 			d->failed[h] = NULL;
+			/* a host stopped from the TUI runs again too */
+			if (h < d->inv->nhosts && d->host_stop[h]) {
+				d->host_stop[h] = 0;
+				runner_stop_host(d->runner, h, false);
+				free(d->stop_why[h]);
+				d->stop_why[h] = NULL;
+			}
 			for (size_t st = (size_t)first; st < d->pb->nstages; st++) {
 				struct deploy_cell *c = cell(d, st, h);
 

@@ -25,6 +25,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct strlist calls;     /* "phase stage host" */
 static struct deploy *to_cancel; /* cancelled by the first apply */
 static bool mended;              /* "fail" no longer fails: the admin fixed it */
+static struct deploy *to_retry;  /* its host n3 is retried by the first apply of stage mid */
 
 static void record(struct mod_ctx *mc, const char *phase)
 {
@@ -67,6 +68,11 @@ static int fake_apply(struct mod_ctx *mc)
 	if (to_cancel) {
 		deploy_cancel(to_cancel);
 		to_cancel = NULL;
+	}
+	if (to_retry && !strcmp(mc->stage, "mid")) {
+		mended = true;
+		deploy_retry_host(to_retry, 2, "carol (tui)");
+		to_retry = NULL;
 	}
 	if (listed(mod_param_str(mc, "fail"), mod_host(mc)) && !mended)
 		return mod_fail(mc, ERR_REMOTE, "it broke");
@@ -339,6 +345,43 @@ static void test_retry_host_goes_through_the_run_once_stage_it_missed(void **sta
 }
 
 /*
+ * R during the pass: asked while stage mid runs, the retry starts when mid
+ * ends, before the pass goes on to last: n3 runs node, then join again on
+ * n1 for it, then mid; the pass then takes it through last with the others.
+ */
+static void test_retry_host_during_the_pass(void **state)
+{
+	static const char pb[] =
+		"stages:\n"
+		"  - { name: node, module: fake, hosts: gpu_worker, params: { fail: n3 } }\n"
+		"  - { name: join, module: fake, hosts: n1, run_once: true }\n"
+		"  - { name: mid, module: fake, hosts: gpu_worker }\n"
+		"  - { name: last, module: fake, hosts: gpu_worker }\n";
+	struct deploy_opts o = { .forks = 4 };
+	struct err e = ERR_INIT;
+	struct run r;
+
+	(void)state;
+	mended = false;
+	setup(&r, pb, &o, NULL);
+	to_retry = r.d;
+	assert_int_equal(deploy_run(r.d, on_event, &r, &e), 0);
+	assert_true(saw(&r.events, "node n3 failed: apply: it broke"));
+	assert_true(saw(&r.events, "mid n3 skipped: failed at stage node"));
+	assert_true(saw(&r.events, "control node n3: retry by carol (tui): runs again from "
+			"stage node, with the cluster-wide stages it missed"));
+	assert_true(saw(&r.events, "node n3 changed"));
+	assert_int_equal(count_prefix(&calls, "check join n1"), 2);
+	assert_true(saw(&r.events, "mid n3 changed"));
+	assert_true(saw(&r.events, "last n3 changed"));
+	/* last ran once on each host: n3 with the pass, not on its own */
+	assert_int_equal(count_prefix(&calls, "check last"), 4);
+	assert_int_equal(deploy_cell(r.d, 3, 2)->result, RES_CHANGED);
+	mended = false;
+	done(&r);
+}
+
+/*
  * S on a host before its stages: each is skipped, saying who asked, and a
  * cluster-wide stage leaves it out (mod_run_hosts marks it), as it does a
  * failed host.
@@ -527,6 +570,7 @@ int main(void)
 		cmocka_unit_test(test_failed_run_once_stops_its_stage_hosts),
 		cmocka_unit_test(test_resume_reruns_a_run_once_stage_for_hosts_it_missed),
 		cmocka_unit_test(test_retry_host_goes_through_the_run_once_stage_it_missed),
+		cmocka_unit_test(test_retry_host_during_the_pass),
 		cmocka_unit_test(test_skip_host),
 		cmocka_unit_test(test_check_tags_start_at_limit),
 		cmocka_unit_test(test_cancel_then_resume),

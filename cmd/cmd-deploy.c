@@ -23,6 +23,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +86,21 @@ static void cancel_deploy_tui(void *arg)
 static void tui_pause(void *d, bool paused) { deploy_pause(d, paused); }
 static void tui_retry(void *d, size_t stage) { deploy_retry(d, stage); }
 static void tui_stop(void *d) { deploy_cancel(d); }
+static void tui_retry_host(void *d, size_t h, const char *who) { deploy_retry_host(d, h, who); }
+static void tui_skip_host(void *d, size_t h, const char *who) { deploy_skip_host(d, h, who); }
+static void tui_stop_host(void *d, size_t h, const char *who) { deploy_stop_host(d, h, who); }
+
+/* Who steers from this terminal, for the run's record: the login name
+ * (the one sudo was run by, when it was), as last(1) would name it. */
+static char *tui_who(void)
+{
+	const char *u = getenv("SUDO_USER");
+	struct passwd *pw;
+
+	if (!u || !*u)
+		u = (pw = getpwuid(getuid())) ? pw->pw_name : NULL;
+	return xasprintf("%s (tui, pid %ld)", u && *u ? u : "uid", (long)getpid());
+}
 
 static void usage(FILE *f)
 {
@@ -162,6 +178,9 @@ static void print_event(const struct dep_event *ev, void *arg)
 	case DEV_RUN_DONE:
 		if (ev->interrupted)
 			printf("* * interrupted\n");
+		break;
+	case DEV_CONTROL:
+		printf("%s %s control %s\n", ev->stage_name, ev->host, ev->msg ? ev->msg : "");
 		break;
 	}
 	fflush(stdout);
@@ -611,6 +630,7 @@ int cmd_deploy(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct sinks sinks = { 0 };
 	struct run_info ri = { 0 };
 	int status = EXIT_OK, rc, lock_fd = -1;
+	char *who = NULL;
 
 	(void)ctx;
 	rc = parse_args(argc, argv, &a);
@@ -679,8 +699,11 @@ int cmd_deploy(const struct cmd_ctx *ctx, int argc, char **argv)
 	/* --tui on a pipe: the plain lines, as without it */
 	if (a.tui && o.tty && isatty(STDIN_FILENO) && tui_term_ok()) {
 		struct tui_ctl ctl = { tui_pause, tui_retry, tui_stop, d, "running commands "
-				       "finish; `bringup deploy --resume` goes on", false, false };
+				       "finish; `bringup deploy --resume` goes on", false, false,
+				       tui_retry_host, tui_skip_host, tui_stop_host, NULL };
 
+		who = tui_who();
+		ctl.who = who;
 		if (tui_new(&ri, &ctl, &sinks.tui, &err)) {
 			status = cmd_fail_inv(inv, &err);
 			goto out;
@@ -736,5 +759,6 @@ out:
 	strlist_clear(&a.tags);
 	strlist_clear(&a.skip_tags);
 	err_clear(&err);
+	free(who);
 	return status;
 }

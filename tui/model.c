@@ -43,6 +43,7 @@ void model_init(struct model *m, const struct run_info *ri)
 	m->stage_count = xcalloc(m->nst * CS__COUNT + 1, sizeof(*m->stage_count));
 	m->dry_run = ri->dry_run;
 	m->stage_t0 = xcalloc(m->nst + 1, sizeof(*m->stage_t0));
+	m->control = xcalloc(m->nh + 1, sizeof(*m->control));
 	for (size_t s = 0; s < m->nst; s++)
 		m->stage_t0[s] = -1;
 	m->count[CS_NONE] = m->nh * m->nst;
@@ -69,6 +70,10 @@ void model_release(struct model *m)
 		strlist_clear(&m->cells[i].out);
 		strlist_clear(&m->cells[i].changes);
 	}
+	for (size_t i = 0; m->control && i < m->nh; i++)
+		free(m->control[i]);
+	free(m->control);
+	free(m->last_control);
 	free(m->cells);
 	free(m->stage_t0);
 	free(m->stage_count);
@@ -175,6 +180,15 @@ void model_apply(struct model *m, const struct dep_event *ev)
 	m->generation++;
 	if (ev->t > m->t)
 		m->t = ev->t;
+	if (ev->kind == DEV_CONTROL) {
+		/* said, not done yet: the cells change with the events that follow */
+		if (h >= 0 && ev->msg) {
+			replace(&m->control[h], ev->msg);
+			free(m->last_control);
+			m->last_control = xasprintf("%s: %s", ev->host, ev->msg);
+		}
+		return;
+	}
 	if (ev->kind == DEV_RUN_DONE) {
 		m->done = true;
 		m->interrupted = ev->interrupted;
@@ -208,6 +222,7 @@ void model_apply(struct model *m, const struct dep_event *ev)
 	case DEV_HOST_START:
 		set_state(m, (size_t)h, ev->stage, CS_RUNNING);
 		c->t_start = ev->t;
+		c->limit_s = ev->limit_s;
 		break;
 	case DEV_OUTPUT:
 		if (ev->msg)

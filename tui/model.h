@@ -42,6 +42,7 @@ struct mcell {
 	size_t nchanges;
 	struct strlist changes; /* what changed (a dry run: what would change), one line each */
 	double t_start, dur;
+	unsigned limit_s;       /* running: each command's time limit there (0: none known) */
 };
 
 struct model {
@@ -57,6 +58,8 @@ struct model {
 	double t;               /* the latest event's time */
 	bool done, interrupted;
 	bool dry_run;           /* --check: nothing is changed */
+	char **control;         /* per host: the last thing an admin did to it (DEV_CONTROL), or NULL */
+	char *last_control;     /* "HOST: ..." of the latest DEV_CONTROL, or NULL */
 	unsigned long generation; /* changes with every applied event */
 };
 

@@ -38,6 +38,8 @@ struct tui {
 	size_t sel_host, sel_row, sel_stage, top, stage_off;
 	struct strbuf filter;
 	bool editing_filter, failures_only, zoom, help, asking_quit, leave_when_done;
+	enum { ASK_NONE, ASK_SKIP, ASK_STOP } asking; /* a question about one host */
+	size_t ask_host;          /* ...which host */
 	struct strlist expanded;
 	char msg[256];
 	double msg_until;

@@ -459,6 +459,104 @@ static bool quit_key(struct tui *t)
 	return false;
 }
 
+/* ---- one host: R retry now, S skip, x stop ---- */
+
+/* The chosen host for a control key, or -1 after saying why there is none. */
+static long control_host(struct tui *t, const char *what, bool can)
+{
+	const struct model *m = &t->m;
+
+	if (!can) {
+		say(t, "%s: not in this view (a replay, --attach, precheck or validate)", what);
+		return -1;
+	}
+	if (t->sel_is_group || t->sel_host >= m->nh) {
+		say(t, "%s: choose one host (Enter opens a folded group)", what);
+		return -1;
+	}
+	/* the admin host's row: a local stage is the stage's to retry (r) */
+	if (t->sel_host + 1 == m->nh && !strcmp(m->hosts.v[t->sel_host], "localhost")) {
+		say(t, "%s: not for the admin host's row (r retries a stage)", what);
+		return -1;
+	}
+	return (long)t->sel_host;
+}
+
+static bool host_has(const struct model *m, size_t h, enum cstate st)
+{
+	for (size_t s = 0; s < m->nst; s++)
+		if (model_cell(m, h, s)->st == st)
+			return true;
+	return false;
+}
+
+static void retry_host_key(struct tui *t)
+{
+	long h = control_host(t, "retry", t->ctl.retry_host != NULL);
+	const char *name;
+
+	if (h < 0)
+		return;
+	name = t->m.hosts.v[h];
+	if (!model_host_failed(&t->m, (size_t)h)) {
+		say(t, "retry: %s has not failed", name);
+		return;
+	}
+	if (t->stop_asked) {
+		say(t, "retry: the run is stopping");
+		return;
+	}
+	t->ctl.retry_host(t->ctl.arg, (size_t)h, t->ctl.who);
+	/* after the pass, the run goes on for it (tui_wait); during it, the
+	 * run takes it when the stage under way ends */
+	t->run_again = true;
+	pthread_cond_broadcast(&t->cond);
+	say(t, "retry: %s runs again from its failed stage, and the cluster-wide stages it "
+	    "missed%s", name, t->m.done ? "" : ", when the stage under way ends");
+}
+
+/* S and x ask first; y does it (ask_answer). */
+static void ask_key(struct tui *t, int what)
+{
+	bool stop = what == ASK_STOP;
+	long h = control_host(t, stop ? "stop" : "skip",
+			      (stop ? t->ctl.stop_host : t->ctl.skip_host) != NULL);
+	const char *name;
+
+	if (h < 0)
+		return;
+	name = t->m.hosts.v[h];
+	if (t->m.done) {
+		say(t, "%s: the run has ended; nothing of %s is left to %s", stop ? "stop" : "skip",
+		    name, stop ? "stop" : "skip");
+	} else if (stop && !host_has(&t->m, (size_t)h, CS_RUNNING)) {
+		say(t, "stop: %s runs nothing now", name);
+	} else {
+		t->asking = what;
+		t->ask_host = (size_t)h;
+	}
+}
+
+static void ask_answer(struct tui *t, int k, bool is_char)
+{
+	const char *name = t->m.hosts.v[t->ask_host];
+	int what = t->asking;
+
+	t->asking = ASK_NONE;
+	if (!is_char || (k != 'y' && k != 'Y')) {
+		say(t, "%s not %s", name, what == ASK_STOP ? "stopped" : "skipped");
+		return;
+	}
+	if (what == ASK_STOP) {
+		t->ctl.stop_host(t->ctl.arg, t->ask_host, t->ctl.who);
+		say(t, "stop: %s's running command is being stopped (process group killed); "
+		    "the host fails (R retries it)", name);
+	} else {
+		t->ctl.skip_host(t->ctl.arg, t->ask_host, t->ctl.who);
+		say(t, "skip: %s's stages not begun are skipped", name);
+	}
+}
+
 static void select_move(struct tui *t, long delta)
 {
 	long r = (long)t->sel_row + delta;
@@ -483,6 +581,10 @@ static bool key(struct tui *t, int k, bool is_char)
 	}
 	if (t->paging) {
 		pager_key(t, k, is_char);
+		return false;
+	}
+	if (t->asking) {
+		ask_answer(t, k, is_char);
 		return false;
 	}
 	if (t->asking_quit) {
@@ -587,6 +689,10 @@ static bool key(struct tui *t, int k, bool is_char)
 			    t->m.done ? "" : " when this pass ends");
 		}
 		break;
+	case 'R': retry_host_key(t); break;
+	case 'S': ask_key(t, ASK_SKIP); break;
+	/* htop's F9 and k9s's ^K kill; k is a move here */
+	case 'x': case KEY_F(9): case 11: ask_key(t, ASK_STOP); break;
 	case 'l': pager_open(t); break;
 	case 'F': failures_open(t); break;
 	case 'c': changes_open(t); break;
@@ -797,6 +903,11 @@ void tui_event(const struct dep_event *ev, void *arg)
 
 	pthread_mutex_lock(&t->lock);
 	model_apply(&t->m, ev);
+	/* what an admin did (here, or in the run another terminal steers) */
+	if (ev->kind == DEV_CONTROL && ev->host && ev->msg) {
+		snprintf(t->msg, sizeof(t->msg), "%s: %s", ev->host, ev->msg);
+		t->msg_until = tui_now() + 6;
+	}
 	wake = !t->dirty || ev->kind == DEV_RUN_DONE;
 	t->dirty = true;
 	pthread_mutex_unlock(&t->lock);

@@ -32,6 +32,11 @@ struct tui_ctl {
 	bool replay;            /* a recorded run: the clock is the events' */
 	bool attached;          /* a run another process makes (tui --attach): read-only,
 				 * the clock is the events' */
+	/* One host (the model's index, the inventory's order); `who` below. */
+	void (*retry_host)(void *arg, size_t host, const char *who); /* R: now */
+	void (*skip_host)(void *arg, size_t host, const char *who);  /* S, confirmed */
+	void (*stop_host)(void *arg, size_t host, const char *who);  /* x F9 ^K, confirmed */
+	const char *who;        /* who steers ("alice (tui)"), for the run's record */
 };
 
 struct tui;

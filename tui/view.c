@@ -506,10 +506,16 @@ static void draw_detail(struct tui *t, const struct layout *l, const struct mrow
 	else
 		strbuf_addf(&title, " %s", m->hosts.v[h]);
 	strbuf_addf(&title, "%s%s%s%s", dot, m->stages.v[t->sel_stage], dot, sname(t, st));
-	if (st == CS_RUNNING)
+	if (st == CS_RUNNING) {
+		char b3[32];
+
 		strbuf_addf(&title, " %s", hms(b2, sizeof(b2), (m->done || t->ctl.replay ||
 							       t->ctl.attached ? m->t :
 							       t->now - t->t_open) - c->t_start));
+		/* against the limit a command there has before it is stopped */
+		if (c->limit_s)
+			strbuf_addf(&title, " (limit %s a command)", hms(b3, sizeof(b3), c->limit_s));
+	}
 	strbuf_addf(&title, "%sstage %zu/%zu", dot, done, total);
 	eta = model_stage_eta(m, t->sel_stage, m->done || t->ctl.replay || t->ctl.attached ? m->t :
 			      t->now - t->t_open);
@@ -519,6 +525,9 @@ static void draw_detail(struct tui *t, const struct layout *l, const struct mrow
 	put(y, 1, title_w, title.buf, A_BOLD);
 	strbuf_release(&title);
 	y++;
+	/* what an admin last did to the host, and who */
+	if (m->control[h] && y <= bottom)
+		putf(y++, 1, w, A_BOLD, "%s %s", U(t, "\u00bb", ">"), m->control[h]);
 	/* the result, reason and hint take the bottom lines; output fills the rest */
 	need = 0;
 	if (st > CS_RUNNING && st != CS_NOTHERE) {
@@ -578,6 +587,29 @@ static void draw_hints(struct tui *t, int y)
 	const char *const *items = t->m.done ? done : live;
 	const char *tail = "? help  q quit";
 	int room = COLS - (int)strlen(tail), x = 0;
+	const char *own[3] = { NULL, NULL, NULL };
+	size_t h = t->sel_host, no = 0;
+
+	/* the chosen host's own keys first: what it can take now */
+	if (!t->sel_is_group && h < t->m.nh) {
+		bool running = false;
+
+		for (size_t s = 0; s < t->m.nst; s++)
+			running |= model_cell(&t->m, h, s)->st == CS_RUNNING;
+		if (t->ctl.retry_host && model_host_failed(&t->m, h))
+			own[no++] = "R retry host";
+		if (t->ctl.stop_host && running && !t->m.done)
+			own[no++] = "x stop host";
+		if (t->ctl.skip_host && !t->m.done)
+			own[no++] = "S skip host";
+	}
+	for (size_t i = 0; i < no; i++) {
+		int n = (int)strlen(own[i]) + 2;
+
+		if (x + n > room)
+			break;
+		x += putf(y, x, n, A_NORMAL, "%s  ", own[i]);
+	}
 
 	for (size_t i = 0; items[i]; i++) {
 		int n = (int)strlen(items[i]) + 2;
@@ -597,7 +629,14 @@ static void draw_status(struct tui *t)
 {
 	int y = LINES - 1;
 
-	if (t->asking_quit) {
+	if (t->asking == ASK_STOP) {
+		putf(y, 0, COLS, A_BOLD | A_REVERSE, "Stop %s? its running command is killed "
+		     "(process group, as on a timeout) and it fails [y/N]",
+		     t->m.hosts.v[t->ask_host]);
+	} else if (t->asking == ASK_SKIP) {
+		putf(y, 0, COLS, A_BOLD | A_REVERSE, "Skip %s? the stages it has not begun are "
+		     "skipped [y/N]", t->m.hosts.v[t->ask_host]);
+	} else if (t->asking_quit) {
 		putf(y, 0, COLS, A_BOLD | A_REVERSE, "Stop the run? %s [y/N]",
 		     t->ctl.stop_what ? t->ctl.stop_what : "");
 	} else if (t->editing_filter) {
@@ -634,6 +673,9 @@ static void draw_help(struct tui *t)
 		"  c                           what changed (or would: a dry run), by stage",
 		"  p                           pause: no new work starts",
 		"  r                           retry the failed hosts of the stage",
+		"  R                           retry this host now (and the cluster-wide stages it missed)",
+		"  S                           skip this host's stages not begun (asks)",
+		"  x F9 ^K                     stop this host: kill its running command (asks)",
 		"  l                           the host's log (follows it; / n N search)",
 		"  ^L                          draw the screen again",
 		"  q                           quit (asks while work is running)",
@@ -641,7 +683,7 @@ static void draw_help(struct tui *t)
 		"States",
 		NULL,
 	};
-	int h = 20, w = 76, y0, x0, y;
+	int h = 23, w = 76, y0, x0, y;
 
 	if (w > COLS)
 		w = COLS;

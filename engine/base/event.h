@@ -18,6 +18,8 @@ enum dep_event_kind {
 	DEV_HOST_DONE,     /* stage, host, result, reason, changes, duration */
 	DEV_STAGE_DONE,    /* stage */
 	DEV_RUN_DONE,      /* the whole run; interrupted says whether SIGINT stopped it */
+	DEV_CONTROL,       /* stage, host, msg: what an admin did to one host (retry,
+			    * skip, stop) and who; the stage is where it acts */
 };
 
 /* Per host and stage. Order matters: the summary prints in this order. */
@@ -43,9 +45,10 @@ struct dep_event {
 	const char *reason;        /* DEV_HOST_DONE: why failed/skipped; may be NULL */
 	const struct strlist *changes; /* DEV_HOST_DONE: one line each */
 	const struct strlist *diffs;   /* parallel to changes; "" when none */
-	const char *msg;           /* DEV_OUTPUT */
+	const char *msg;           /* DEV_OUTPUT, DEV_CONTROL */
 	const char *hint;          /* DEV_HOST_DONE: what to do next (precheck, validate); may be NULL */
 	double duration_s;         /* DEV_HOST_DONE */
+	unsigned limit_s;          /* DEV_HOST_START: each command's time limit there; 0: none */
 	double t;                  /* seconds since the run started */
 	int interrupted;           /* DEV_RUN_DONE */
 };

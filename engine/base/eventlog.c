@@ -23,6 +23,7 @@ static const char *const kind_names[] = {
 	[DEV_STAGE_START] = "stage_start", [DEV_HOST_START] = "host_start",
 	[DEV_OUTPUT] = "output", [DEV_HOST_DONE] = "host_done",
 	[DEV_STAGE_DONE] = "stage_done", [DEV_RUN_DONE] = "run_done",
+	[DEV_CONTROL] = "control",
 };
 
 const char *host_result_name(enum host_result r)
@@ -124,8 +125,10 @@ void eventlog_write(struct eventlog *el, const struct dep_event *ev)
 		json_object_set_new(j, "host", json_text_or_null(ev->host));
 	if (ev->kind == DEV_STAGE_START && ev->hosts)
 		json_object_set_new(j, "hosts", json_text_or_null(ev->hosts));
-	if (ev->kind == DEV_OUTPUT && ev->msg)
+	if ((ev->kind == DEV_OUTPUT || ev->kind == DEV_CONTROL) && ev->msg)
 		json_object_set_new(j, "msg", json_text_or_null(ev->msg));
+	if (ev->kind == DEV_HOST_START && ev->limit_s)
+		json_object_set_new(j, "limit_s", json_integer((json_int_t)ev->limit_s));
 	if (ev->kind == DEV_HOST_DONE) {
 		json_object_set_new(j, "result", json_string(host_result_name(ev->result)));
 		json_object_set_new(j, "duration_s", json_real(ev->duration_s));
@@ -229,14 +232,18 @@ static int read_event(struct replay *r, const char *where, json_t *j, double t_b
 		ev.stage_name = r->stages.v[ev.stage];
 	}
 	ev.host = keep(r, json_string_value(json_object_get(j, "host")));
-	if ((ev.kind == DEV_HOST_START || ev.kind == DEV_OUTPUT || ev.kind == DEV_HOST_DONE) &&
-	    !ev.host)
+	if ((ev.kind == DEV_HOST_START || ev.kind == DEV_OUTPUT || ev.kind == DEV_HOST_DONE ||
+	     ev.kind == DEV_CONTROL) && !ev.host)
 		return err_set(err, ERR_PARSE, "%s: %s without \"host\"", where, kind);
 	ev.hosts = keep(r, json_string_value(json_object_get(j, "hosts")));
 	ev.msg = keep(r, json_string_value(json_object_get(j, "msg")));
 	ev.reason = keep(r, json_string_value(json_object_get(j, "reason")));
 	ev.hint = keep(r, json_string_value(json_object_get(j, "hint")));
 	ev.duration_s = json_number_value(json_object_get(j, "duration_s"));
+	if (json_is_integer(json_object_get(j, "limit_s")) &&
+	    json_integer_value(json_object_get(j, "limit_s")) > 0 &&
+	    json_integer_value(json_object_get(j, "limit_s")) <= 7 * 24 * 3600)
+		ev.limit_s = (unsigned)json_integer_value(json_object_get(j, "limit_s"));
 	if (ev.kind == DEV_HOST_DONE) {
 		const char *rs = json_string_value(json_object_get(j, "result"));
 

@@ -8,7 +8,10 @@
  *    "stages": ["memlock", ...], "hosts": ["dgx01", ...], "dry_run": false}
  *   {"t": 0.41, "ev": "host_done", "stage": 1, "host": "dgx03",
  *    "result": "failed", "reason": "...", "duration_s": 0.4}
+ *   {"t": 9.2, "ev": "control", "stage": 1, "host": "dgx03",
+ *    "msg": "retry by alice (tui): ..."}
  *
+ * host_start carries "limit_s" (each command's limit there) when there is one.
  * A --resume appends a new description line and its events. What reaches
  * the file was redacted before (deploy redacts reasons and output).
  */

@@ -12,13 +12,18 @@
 #include "../base/xalloc.h"
 #include "module.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
+
+/* What deploy_*_host() asks for one host. */
+enum { CTL_RETRY = 1u << 0, CTL_SKIP = 1u << 1, CTL_STOP = 1u << 2 };
 
 /* Journal writes at most this often while hosts report (and at every stage end). */
 #define SAVE_INTERVAL_MS 200
@@ -55,12 +60,24 @@ struct deploy {
 	atomic_bool *retry_req;       /* per stage: deploy_retry() asked for it */
 	bool *only;                   /* per host, while retrying: the hosts retried */
 	bool ran;                     /* the first pass is done: later runs only retry */
+	/* One host's control (deploy_retry_host, _skip_host, _stop_host): asked
+	 * on any thread under ctl_lock, taken on the run's thread. */
+	pthread_mutex_t ctl_lock;
+	unsigned *ctl_req;            /* per host: CTL_* asked, not yet taken */
+	char **ctl_who;               /* per host: who asked last */
+	volatile sig_atomic_t *host_stop; /* per host: stopped (what its module watches) */
+	char **stop_why;              /* per host, the run's thread: "stopped by WHO" */
+	char **skip_why;              /* per host, the run's thread: why its stages are skipped */
+	bool *once_covered;           /* nstages * ncols: a run_once stage acted for the host */
+	size_t cur_stage;             /* the stage under way (control events name it) */
 	dep_event_fn cb;
 	void *cb_arg;
 	long long t0, last_save;
 	int save_rc;
 	struct err save_err;
 };
+
+static void take_controls(struct deploy *d);
 
 static struct deploy_cell *cell(struct deploy *d, size_t stage, size_t host)
 {
@@ -120,6 +137,13 @@ int deploy_new(const struct inventory *inv, const struct playbook *pb,
 	d->probes = xcalloc(pb->nstages * d->ncols, sizeof(*d->probes));
 	d->retry_req = xcalloc(pb->nstages ? pb->nstages : 1, sizeof(*d->retry_req));
 	d->prefetch_tried = xcalloc(d->ncols, sizeof(*d->prefetch_tried));
+	pthread_mutex_init(&d->ctl_lock, NULL);
+	d->ctl_req = xcalloc(d->ncols, sizeof(*d->ctl_req));
+	d->ctl_who = xcalloc(d->ncols, sizeof(*d->ctl_who));
+	d->host_stop = xcalloc(d->ncols, sizeof(*d->host_stop));
+	d->stop_why = xcalloc(d->ncols, sizeof(*d->stop_why));
+	d->skip_why = xcalloc(d->ncols, sizeof(*d->skip_why));
+	d->once_covered = xcalloc(pb->nstages * d->ncols, sizeof(*d->once_covered));
 	atomic_init(&d->applied, false);
 	random_token(d->probe_token, sizeof(d->probe_token));
 	if (o->start_at && playbook_stage_index(pb, o->start_at) < 0) {
@@ -151,8 +175,19 @@ void deploy_free(struct deploy *d)
 		strlist_clear(&d->cells[i].diffs);
 		probe_slot_release(&d->probes[i]);
 	}
-	for (size_t i = 0; i < d->ncols; i++)
+	for (size_t i = 0; i < d->ncols; i++) {
 		free(d->failed[i]);
+		free(d->ctl_who[i]);
+		free(d->stop_why[i]);
+		free(d->skip_why[i]);
+	}
+	pthread_mutex_destroy(&d->ctl_lock);
+	free(d->ctl_req);
+	free(d->ctl_who);
+	free((void *)d->host_stop);
+	free(d->stop_why);
+	free(d->skip_why);
+	free(d->once_covered);
 	json_decref(d->records);
 	free(d->cells);
 	free(d->blocked);
@@ -383,7 +418,14 @@ static void job_done(struct deploy *d, struct host_job *job, struct task *task)
 		strlist_push_owned(&c->diffs, redact_dup(runlog_redactor(d->log),
 							 job->mc.diffs.v[i]));
 	}
-	if (task->rc == ERR_CANCELLED) {
+	if (task->rc == ERR_CANCELLED && job->host < d->inv->nhosts && d->host_stop[job->host]) {
+		/* stopped from the TUI: the host failed here, as on a timeout */
+		r = RES_FAILED;
+		reason = xasprintf("%s: %s", d->stop_why[job->host] ? d->stop_why[job->host] :
+				   "stopped", err_msg(&task->err));
+		if (!d->failed[job->host])
+			d->failed[job->host] = xasprintf("stopped at stage %s", s->name);
+	} else if (task->rc == ERR_CANCELLED) {
 		c->interrupted = true;
 		r = RES_SKIPPED;
 		reason = job->started ? xasprintf("interrupted: %s", err_msg(&task->err)) :
@@ -437,9 +479,12 @@ static void on_runner_event(const struct event *ev, void *arg)
 	struct host_job *job = &b->jobs[ev->task];
 	struct dep_event de = { .stage = job->stage, .host = host_name(d, job->host) };
 
+	take_controls(d);
 	switch (ev->kind) {
 	case EV_TASK_START:
 		job->started = true;
+		de.limit_s = d->o.command_timeout_s ? d->o.command_timeout_s :
+			     d->inv->command_timeout_s;
 		if (d->journal)
 			journal_host_start(d->journal, d->pb->stages[job->stage].name, de.host);
 		de.kind = DEV_HOST_START;
@@ -483,8 +528,9 @@ static json_t *run_hosts(const struct deploy *d)
 				h->hcas[k].link_layer == LINK_ETH ? "ethernet" : "infiniband"));
 		o = json_pack("{s:s, s:o, s:O, s:o}", "name", h->name, "roles", roles,
 			      "vars", h->vars, "hcas", hcas);
-		if (d->failed[i])
-			json_object_set_new(o, "failed", json_string(d->failed[i]));
+		if (d->failed[i] || d->skip_why[i])
+			json_object_set_new(o, "failed", json_string(d->failed[i] ? d->failed[i] :
+								     d->skip_why[i]));
 		json_array_append_new(arr, o);
 	}
 	return arr;
@@ -508,6 +554,8 @@ static void job_init(struct deploy *d, struct host_job *job, struct task *task,
 	job->mc.params = params;
 	job->mc.log = d->log;
 	job->mc.cancelled = &d->cancelled;
+	if (host < d->inv->nhosts)
+		job->mc.host_stop = &d->host_stop[host];
 	job->mc.applied = &d->applied;
 	job->mc.src_inv = d->inv;
 	if (!s->local)
@@ -595,6 +643,8 @@ static char *host_blocked(const struct deploy *d, size_t stage, size_t host)
 
 	if (d->abort_reason)
 		return xstrdup(d->abort_reason);
+	if (host < d->inv->nhosts && d->skip_why[host])
+		return xstrdup(d->skip_why[host]);
 	if (d->failed[host])
 		return xstrdup(d->failed[host]);
 	for (size_t k = 0; k < s->ndepends; k++) {
@@ -726,6 +776,11 @@ static bool admit(struct deploy *d, size_t stage, size_t h, const char *filtered
 		skip_completed(d, stage, h);
 	} else if (filtered) {
 		finish(d, stage, h, RES_SKIPPED, xstrdup(filtered), false);
+	} else if (h < d->inv->nhosts && d->host_stop[h] && !d->failed[h] && !d->skip_why[h]) {
+		d->failed[h] = xasprintf("stopped at stage %s", s->name);
+		finish(d, stage, h, RES_FAILED, xasprintf("%s before it started",
+							  d->stop_why[h] ? d->stop_why[h] :
+							  "stopped"), false);
 	} else if ((why = host_blocked(d, stage, h))) {
 		finish(d, stage, h, RES_SKIPPED, why, true);
 	} else if (d->cancelled) {
@@ -786,15 +841,88 @@ static void record_once_covered(struct deploy *d, size_t stage, const size_t *ho
 	free(why);
 }
 
+/*
+ * A cluster-wide stage (run_once, or local) acts for every host of the run
+ * that had not failed (mod_run_hosts): they are covered by it, in memory,
+ * whatever the stage's own hosts are (scale_cluster runs on a manager and
+ * adds the clients).
+ */
+static void mark_covered(struct deploy *d, size_t stage)
+{
+	for (size_t h = 0; h < d->inv->nhosts; h++)
+		if (d->selected[h] && !d->failed[h] && !d->skip_why[h])
+			d->once_covered[stage * d->ncols + h] = true;
+}
+
+/* While retrying: a host retried that this cluster-wide stage has not acted for. */
+static bool once_missed(const struct deploy *d, size_t stage)
+{
+	for (size_t h = 0; h < d->inv->nhosts; h++)
+		if (d->only[h] && d->selected[h] && !d->once_covered[stage * d->ncols + h])
+			return true;
+	return false;
+}
+
+/*
+ * While retrying, a cluster-wide stage that has not acted for a host
+ * retried (it had failed before it) runs again, as --resume would: once,
+ * on the stage's first host that may run it (scale_cluster on a manager:
+ * mmaddnode for the missing node), and on no other. Its module acts for
+ * the hosts still missing; the others' state is already what it checks.
+ * A failure fails the hosts retried, not the stage's other hosts.
+ */
+static void run_once_again(struct deploy *d, size_t stage)
+{
+	const struct stage *s = &d->pb->stages[stage];
+	size_t *hosts = xcalloc(d->ncols, sizeof(*hosts)), n = stage_hosts(d, s, hosts), x = 0;
+	char *filtered = stage_filtered(d, stage), *why = NULL;
+	struct dep_event ev = { .kind = DEV_STAGE_START, .stage = stage };
+	bool found = false;
+
+	for (size_t i = 0; i < n && !found && !filtered && !d->cancelled && !d->abort_reason; i++) {
+		if (hosts[i] < d->inv->nhosts && d->host_stop[hosts[i]])
+			continue;
+		if (!(why = host_blocked(d, stage, hosts[i])))
+			x = hosts[i], found = true;
+		free(why);
+	}
+	if (found) {
+		ev.hosts = host_name(d, x);
+		emit(d, &ev);
+		run_batch(d, stage, &x, 1);
+		if (not_done(cell(d, stage, x)->result)) {
+			for (size_t h = 0; h < d->inv->nhosts; h++)
+				if (d->only[h] && !d->failed[h])
+					d->failed[h] = xasprintf("run_once stage %s failed on %s",
+								 s->name, host_name(d, x));
+		} else {
+			mark_covered(d, stage);
+		}
+		ev = (struct dep_event){ .kind = DEV_STAGE_DONE, .stage = stage };
+		emit(d, &ev);
+		save(d, true);
+	}
+	free(filtered);
+	free(hosts);
+}
+
 static void run_stage(struct deploy *d, size_t stage)
 {
 	const struct stage *s = &d->pb->stages[stage];
-	size_t *hosts = xcalloc(d->ncols, sizeof(*hosts)), *todo = xcalloc(d->ncols, sizeof(*todo));
-	size_t n = only_hosts(d, hosts, stage_hosts(d, s, hosts)), ntodo = 0, nblocked = 0, nfailed;
-	char *filtered = stage_filtered(d, stage);
+	size_t *hosts, *todo, n, ntodo = 0, nblocked = 0, nfailed;
+	char *filtered;
 	struct dep_event ev = { .kind = DEV_STAGE_START, .stage = stage };
 	struct strbuf set = STRBUF_INIT;
 
+	d->cur_stage = stage;
+	if (d->only && (s->run_once || s->local) && once_missed(d, stage)) {
+		run_once_again(d, stage);
+		return;
+	}
+	hosts = xcalloc(d->ncols, sizeof(*hosts));
+	todo = xcalloc(d->ncols, sizeof(*todo));
+	n = only_hosts(d, hosts, stage_hosts(d, s, hosts));
+	filtered = stage_filtered(d, stage);
 	if (!n)
 		goto out;
 	/* A run_once stage runs again (on the first host it has not covered)
@@ -818,6 +946,8 @@ static void run_stage(struct deploy *d, size_t stage)
 		fail_once_stage(d, stage, hosts, n, todo[0]);
 	else if (s->run_once && ntodo)
 		record_once_covered(d, stage, hosts, n, todo[0]);
+	if ((s->run_once || s->local) && ntodo && !not_done(cell(d, stage, todo[0])->result))
+		mark_covered(d, stage);
 	ev = (struct dep_event){ .kind = DEV_STAGE_DONE, .stage = stage };
 	emit(d, &ev);
 	save(d, true);
@@ -896,6 +1026,160 @@ void deploy_retry(struct deploy *d, size_t stage)
 		atomic_store(&d->retry_req[stage], true);
 }
 
+/* ---- one host's control: asked on any thread, acted on by the run's ---- */
+
+static void ask(struct deploy *d, size_t host, unsigned what, const char *who)
+{
+	pthread_mutex_lock(&d->ctl_lock);
+	d->ctl_req[host] |= what;
+	free(d->ctl_who[host]);
+	d->ctl_who[host] = xstrdup(who && *who ? who : "someone");
+	pthread_mutex_unlock(&d->ctl_lock);
+}
+
+void deploy_retry_host(struct deploy *d, size_t host, const char *who)
+{
+	if (host < d->inv->nhosts)
+		ask(d, host, CTL_RETRY, who);
+}
+
+void deploy_skip_host(struct deploy *d, size_t host, const char *who)
+{
+	if (host < d->inv->nhosts)
+		ask(d, host, CTL_SKIP, who);
+}
+
+void deploy_stop_host(struct deploy *d, size_t host, const char *who)
+{
+	if (host >= d->inv->nhosts)
+		return;
+	ask(d, host, CTL_STOP, who);
+	/* now, not when the run's thread next looks: the command running
+	 * there ends as a timed-out one does (its process group killed) */
+	d->host_stop[host] = 1;
+	runner_stop_host(d->runner, host, true);
+}
+
+static void control_event(struct deploy *d, size_t host, size_t stage, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void control_event(struct deploy *d, size_t host, size_t stage, const char *fmt, ...)
+{
+	struct dep_event ev = { .kind = DEV_CONTROL, .host = host_name(d, host),
+				.stage = stage < d->pb->nstages ? stage : 0 };
+	struct strbuf msg = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	ev.msg = msg.buf;
+	emit(d, &ev);
+	strbuf_release(&msg);
+}
+
+/*
+ * On the run's thread, whenever it looks (each runner event, each stage):
+ * a stop or a skip asked is taken and said (event); a retry is said once
+ * and left for the next point where a host may start again (retry_hosts).
+ */
+static void take_controls(struct deploy *d)
+{
+	for (size_t h = 0; h < d->inv->nhosts; h++) {
+		unsigned req;
+		char *who = NULL;
+
+		pthread_mutex_lock(&d->ctl_lock);
+		req = d->ctl_req[h];
+		d->ctl_req[h] &= CTL_RETRY;
+		if (req & (CTL_STOP | CTL_SKIP))
+			who = xstrdup(d->ctl_who[h]);
+		pthread_mutex_unlock(&d->ctl_lock);
+		if (req & CTL_STOP) {
+			free(d->stop_why[h]);
+			d->stop_why[h] = xasprintf("stopped by %s", who);
+			control_event(d, h, d->cur_stage, "stop by %s: the command running there is "
+				      "stopped (its process group killed, as on a timeout); the host "
+				      "fails and its later stages are skipped", who);
+		}
+		if ((req & CTL_SKIP) && !d->skip_why[h]) {
+			d->skip_why[h] = xasprintf("skipped by %s", who);
+			control_event(d, h, d->cur_stage, "skip by %s: the stages it has not begun "
+				      "are skipped (one under way finishes)", who);
+		}
+		free(who);
+	}
+}
+
+/* The host's first stage that did not succeed (failed, unreachable, or skipped for that). */
+static size_t first_not_done(struct deploy *d, size_t h)
+{
+	for (size_t st = 0; st < d->pb->nstages; st++)
+		if (not_done(cell(d, st, h)->result) || d->blocked[st * d->ncols + h])
+			return st;
+	return d->pb->nstages;
+}
+
+/*
+ * Host h again, from its first stage that did not succeed up to stage
+ * `upto` (the pass goes on from there with it): its own stages on it
+ * alone, and the cluster-wide stages it missed on their own hosts
+ * (run_once_again), as --resume would. No other host runs anything.
+ */
+static void retry_host(struct deploy *d, size_t h, size_t upto, const char *who)
+{
+	size_t first = first_not_done(d, h);
+
+	if (first >= upto || d->cancelled || d->abort_reason) {
+		control_event(d, h, d->cur_stage, "retry by %s: %s", who, first >= upto ?
+			      "nothing to retry (no stage failed)" : "not now: the run stops");
+		return;
+	}
+	control_event(d, h, first, "retry by %s: runs again from stage %s, with the "
+		      "cluster-wide stages it missed", who, d->pb->stages[first].name);
+	free(d->failed[h]);
+	d->failed[h] = NULL;
+	free(d->stop_why[h]);
+	d->stop_why[h] = NULL;
+	free(d->skip_why[h]);
+	d->skip_why[h] = NULL;
+	d->host_stop[h] = 0;
+	runner_stop_host(d->runner, h, false);
+	for (size_t st = first; st < d->pb->nstages; st++) {
+		struct deploy_cell *c = cell(d, st, h);
+
+		free(c->reason);
+		strlist_clear(&c->changes);
+		strlist_clear(&c->diffs);
+		*c = (struct deploy_cell){ .result = RES_NONE };
+		d->blocked[st * d->ncols + h] = false;
+	}
+	d->only = xcalloc(d->ncols, sizeof(*d->only));
+	d->only[h] = true;
+	for (size_t st = first; st < upto; st++)
+		run_stage(d, st);
+	free(d->only);
+	d->only = NULL;
+}
+
+/* The retries asked for, each host in turn, up to stage `upto`. */
+static void retry_hosts(struct deploy *d, size_t upto)
+{
+	take_controls(d);
+	for (size_t h = 0; h < d->inv->nhosts && !d->cancelled; h++) {
+		char *who = NULL;
+
+		pthread_mutex_lock(&d->ctl_lock);
+		if (d->ctl_req[h] & CTL_RETRY) {
+			d->ctl_req[h] &= ~CTL_RETRY;
+			who = xstrdup(d->ctl_who[h]);
+		}
+		pthread_mutex_unlock(&d->ctl_lock);
+		if (who)
+			retry_host(d, h, upto, who);
+		free(who);
+	}
+}
+
 /* The earliest stage whose retry was asked for (its request taken), or -1. */
 static ssize_t take_retry(struct deploy *d)
 {
@@ -925,6 +1209,13 @@ static void run_retries(struct deploy *d)
 				continue;
 			free(d->failed[h]);
 			d->failed[h] = NULL;
+			/* a host stopped from the TUI runs again too */
+			if (h < d->inv->nhosts && d->host_stop[h]) {
+				d->host_stop[h] = 0;
+				runner_stop_host(d->runner, h, false);
+				free(d->stop_why[h]);
+				d->stop_why[h] = NULL;
+			}
 			for (size_t st = (size_t)first; st < d->pb->nstages; st++) {
 				struct deploy_cell *c = cell(d, st, h);
 
@@ -961,10 +1252,15 @@ int deploy_run(struct deploy *d, dep_event_fn cb, void *arg, struct err *err)
 			save(d, true);
 		}
 		plan_prefetch(d);
-		for (size_t i = 0; i < d->pb->nstages; i++)
+		for (size_t i = 0; i < d->pb->nstages; i++) {
+			/* a host retried now goes through what it missed before
+			 * the pass takes it on to this stage */
+			retry_hosts(d, i);
 			run_stage(d, i);
+		}
 	}
 	run_retries(d);
+	retry_hosts(d, d->pb->nstages);
 	for (size_t i = 0; i < d->pb->nstages * d->ncols; i++)
 		failed |= not_done(d->cells[i].result);
 	if (d->journal) {

@@ -77,6 +77,27 @@ void deploy_pause(struct deploy *d, bool paused);
  */
 void deploy_retry(struct deploy *d, size_t stage);
 
+/*
+ * One host's control, from the TUI; thread-safe. `who` says who asked
+ * ("alice (tui)"); each becomes a DEV_CONTROL event when the run acts.
+ *
+ * deploy_retry_host: a host that failed (or was stopped) runs again from
+ * its first stage that did not succeed, and through the cluster-wide
+ * stages it missed (run_once and local: the GPFS join on the manager), as
+ * --resume would, touching no other host. It starts when the stage under
+ * way ends (stages run one at a time), or at the next deploy_run() once
+ * the pass is over; the pass then takes it on.
+ * deploy_skip_host: the stages it has not begun are skipped ("skipped by
+ * WHO"); one under way finishes. Cluster-wide stages leave it out.
+ * deploy_stop_host: the command running there now is stopped as a timeout
+ * stops it (its remote process group killed: runner_stop_host), and so is
+ * every later one; the host fails ("stopped by WHO") and its later stages
+ * are skipped, until a retry.
+ */
+void deploy_retry_host(struct deploy *d, size_t host, const char *who);
+void deploy_skip_host(struct deploy *d, size_t host, const char *who);
+void deploy_stop_host(struct deploy *d, size_t host, const char *who);
+
 /* host: index into inv->hosts, or inv->nhosts for a local stage's row. */
 const struct deploy_cell *deploy_cell(const struct deploy *d, size_t stage, size_t host);
 

@@ -365,6 +365,12 @@ static int local_exec(const char *command, const char *input, unsigned timeout_m
 
 /* ---- commands ---- */
 
+/* The run was cancelled, or this host alone was stopped. */
+static bool stopping(const struct mod_ctx *mc)
+{
+	return (mc->cancelled && *mc->cancelled) || (mc->host_stop && *mc->host_stop);
+}
+
 static void argv_line(const char *const *argv, struct strbuf *sb)
 {
 	for (size_t i = 0; argv[i]; i++) {
@@ -442,7 +448,7 @@ static int run_line(struct mod_ctx *mc, const char *line, const char *input,
 		free(logged);
 		return 0;
 	}
-	if (mc->cancelled && *mc->cancelled) {
+	if (stopping(mc)) {
 		ret = err_set(mc->err, ERR_CANCELLED, "stopped before: %s", logged);
 		if (mc->log)
 			runlog_command(mc->log, mc->host, mc->stage, logged, NULL, err_msg(mc->err));
@@ -463,6 +469,11 @@ static int run_line(struct mod_ctx *mc, const char *line, const char *input,
 	free(logged);
 	if (ret)
 		return ret;
+	if (res->outcome == CMD_CANCELLED && mc->host_stop && *mc->host_stop)
+		/* as a timeout reports it: what ran, for how long, and what became of it */
+		return err_set(mc->err, ERR_CANCELLED, "stopped after %.0f s on %s (stage %s), "
+			       "remote process group %ld %s: %s", res->duration_s, mc->host,
+			       mc->stage, res->remote_pgid, cmd_reap_text(res->reap), line);
 	if (res->outcome == CMD_CANCELLED)
 		return err_set(mc->err, ERR_CANCELLED, "cancelled: %s", line);
 	if (res->outcome != CMD_EXITED)
@@ -771,7 +782,7 @@ int mod_upload(struct mod_ctx *mc, const char *local, const char *remote, unsign
 
 	if (mc->phase != PHASE_APPLY || mc->checking)
 		return mod_fail(mc, ERR_INTERNAL, "upload of %s outside apply", remote);
-	if (mc->cancelled && *mc->cancelled)
+	if (stopping(mc))
 		return err_set(mc->err, ERR_CANCELLED, "stopped before uploading %s", remote);
 	if (mc->local) {
 		const char *argv[] = { "install", "-m", NULL, "--", local, remote, NULL };
@@ -896,11 +907,11 @@ static int read_boot_id(struct mod_ctx *mc, unsigned timeout_s, struct strbuf *o
 static bool nap(const struct mod_ctx *mc, long long ms)
 {
 	for (; ms > 0; ms -= 200) {
-		if (mc->cancelled && *mc->cancelled)
+		if (stopping(mc))
 			return false;
 		poll(NULL, 0, (int)(ms < 200 ? ms : 200));
 	}
-	return !(mc->cancelled && *mc->cancelled);
+	return !stopping(mc);
 }
 
 /* Asks the host to reboot; a connection that drops meanwhile is the reboot. */

@@ -40,6 +40,9 @@ struct mod_ctx {
 	const char *script;         /* template the next command reads on stdin (for the log) */
 	struct runlog *log;         /* may be NULL */
 	const volatile sig_atomic_t *cancelled;
+	/* this host alone was stopped (deploy_stop_host); may be NULL. The
+	 * command running then is stopped by the runner (runner_stop_host). */
+	const volatile sig_atomic_t *host_stop;
 	unsigned timeout_s;         /* per command; 0: the runner's */
 	/*
 	 * Deploy's prefetch (prefetch.h). capture: the first command is

@@ -27,6 +27,9 @@ struct host_slot {
 	/* Under the runner's conn_lock: */
 	unsigned long long last_used; /* LRU clock of the last task on conn */
 	unsigned cost;         /* descriptors conn holds, counted in conn_fds */
+	/* What the host's commands watch: set by runner_stop_host() (this
+	 * host alone) or by a runner_cancel() that stops commands (all). */
+	volatile sig_atomic_t stop;
 };
 
 struct queued_event {
@@ -212,8 +215,17 @@ void runner_free(struct runner *r)
 void runner_cancel(struct runner *r)
 {
 	r->cancelled = 1;
-	if (r->opts.cancel_stops_commands)
+	if (r->opts.cancel_stops_commands) {
 		r->stop_commands = 1;
+		for (size_t i = 0; i < r->inv->nhosts; i++)
+			r->slots[i].stop = 1;
+	}
+}
+
+void runner_stop_host(struct runner *r, size_t host, bool stop)
+{
+	if (host < r->inv->nhosts)
+		r->slots[host].stop = stop ? 1 : r->stop_commands;
 }
 
 static double since_start(const struct runner *r)
@@ -441,12 +453,13 @@ long long task_deadline_ms(const struct task_ctx *t)
 	return t->r->deadline_ms;
 }
 
-static long long command_deadline(struct runner *r, const struct remote_cmd *cmd,
+/* host: the command's (its slot's stop flag is what it watches); -1: none yet */
+static long long command_deadline(struct runner *r, ssize_t host, const struct remote_cmd *cmd,
 				  struct remote_cmd *copy)
 {
 	*copy = *cmd;
 	if (!copy->cancel)
-		copy->cancel = &r->stop_commands;
+		copy->cancel = host >= 0 ? &r->slots[host].stop : &r->stop_commands;
 	if (!copy->timeout_ms)
 		copy->timeout_ms = r->opts.command_timeout_s * 1000;
 	return r->deadline_ms;
@@ -469,7 +482,7 @@ int task_exec_start(struct task_ctx *t, size_t i, const struct remote_cmd *cmd,
 {
 	size_t host = t->task->hosts[i];
 	struct remote_cmd c;
-	long long deadline = command_deadline(t->r, cmd, &c);
+	long long deadline = command_deadline(t->r, (ssize_t)host, cmd, &c);
 	struct conn *conn;
 	int rc = slot_conn(t->r, host, &conn, err);
 
@@ -488,7 +501,7 @@ int task_upload(struct task_ctx *t, size_t i, const char *local, const char *rem
 	if (rc)
 		return rc;
 	return conn_upload(conn, local, remote, (mode_t)mode, task_command_timeout(t) * 1000,
-			   t->r->deadline_ms, &t->r->stop_commands, ur, err);
+			   t->r->deadline_ms, &t->r->slots[t->task->hosts[i]].stop, ur, err);
 }
 
 int task_shell(struct task_ctx *t, size_t i, unsigned cols, unsigned rows,
@@ -504,7 +517,7 @@ int task_shell(struct task_ctx *t, size_t i, unsigned cols, unsigned rows,
 long long task_step_deadline(struct task_ctx *t, unsigned timeout_ms)
 {
 	struct remote_cmd in = { .timeout_ms = timeout_ms }, c;
-	long long run = command_deadline(t->r, &in, &c);
+	long long run = command_deadline(t->r, -1, &in, &c);
 	long long step = c.timeout_ms ? now_ms() + c.timeout_ms : 0;
 
 	if (!step)

@@ -100,6 +100,15 @@ void runner_cancel(struct runner *r);
  * end as cancelled).
  */
 void runner_pause(struct runner *r, bool paused);
+/*
+ * Thread-safe: while `stop` holds, every command on the host ends at once
+ * as CMD_CANCELLED, and one running there now ends at its next look (within
+ * 200 ms): its remote process group is killed as on a timeout (conn_exec's
+ * one path: SIGTERM, then SIGKILL) and its channel closed, the connection
+ * stays. Uploads to it stop too. false lets commands run there again. For
+ * stopping one host of a run (the TUI's stop); tasks still start.
+ */
+void runner_stop_host(struct runner *r, size_t host, bool stop);
 /* True once runner_cancel() was called. */
 bool runner_cancelled(const struct runner *r);
 

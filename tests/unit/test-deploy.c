@@ -24,6 +24,8 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct strlist calls;     /* "phase stage host" */
 static struct deploy *to_cancel; /* cancelled by the first apply */
+static bool mended;              /* "fail" no longer fails: the admin fixed it */
+static struct deploy *to_retry;  /* its host n3 is retried by the first apply of stage mid */
 
 static void record(struct mod_ctx *mc, const char *phase)
 {
@@ -67,7 +69,12 @@ static int fake_apply(struct mod_ctx *mc)
 		deploy_cancel(to_cancel);
 		to_cancel = NULL;
 	}
-	if (listed(mod_param_str(mc, "fail"), mod_host(mc)))
+	if (to_retry && !strcmp(mc->stage, "mid")) {
+		mended = true;
+		deploy_retry_host(to_retry, 2, "carol (tui)");
+		to_retry = NULL;
+	}
+	if (listed(mod_param_str(mc, "fail"), mod_host(mc)) && !mended)
 		return mod_fail(mc, ERR_REMOTE, "it broke");
 	return 0;
 }
@@ -103,13 +110,16 @@ static void on_event(const struct dep_event *ev, void *arg)
 {
 	struct run *r = arg;
 
+	if (ev->kind == DEV_CONTROL)
+		strlist_push_owned(&r->events, xasprintf("control %s %s: %s", ev->stage_name,
+							 ev->host, ev->msg));
 	if (ev->kind == DEV_HOST_DONE)
 		strlist_push_owned(&r->events, xasprintf("%s %s %s%s%s", ev->stage_name, ev->host,
 					host_result_name(ev->result), ev->reason ? ": " : "",
 					ev->reason ? ev->reason : ""));
 }
 
-static void run(struct run *r, const char *playbook, struct deploy_opts *o, struct journal *j)
+static void setup(struct run *r, const char *playbook, struct deploy_opts *o, struct journal *j)
 {
 	struct err e = ERR_INIT;
 
@@ -122,6 +132,13 @@ static void run(struct run *r, const char *playbook, struct deploy_opts *o, stru
 		fail_msg("%s", err_msg(&e));
 	if (o->forks == 99)
 		to_cancel = r->d;
+}
+
+static void run(struct run *r, const char *playbook, struct deploy_opts *o, struct journal *j)
+{
+	struct err e = ERR_INIT;
+
+	setup(r, playbook, o, j);
 	assert_int_equal(deploy_run(r->d, on_event, r, &e), 0);
 }
 
@@ -260,6 +277,134 @@ static void test_depends_run_once_and_local(void **state)
 	assert_true(saw(&r.events, "free n3 changed"));
 	assert_true(saw(&r.events, "free n4 changed"));
 	assert_int_equal(r.events.n, 1 + 1 + 4 + 2);
+	done(&r);
+}
+
+/* Calls for a host: "phase stage HOST" lines. */
+static size_t calls_on(const char *host)
+{
+	size_t n = 0, len = strlen(host);
+
+	for (size_t i = 0; i < calls.n; i++) {
+		size_t l = strlen(calls.v[i]);
+
+		n += l > len && calls.v[i][l - len - 1] == ' ' && !strcmp(calls.v[i] + l - len, host);
+	}
+	return n;
+}
+
+/*
+ * One host retried (the TUI's R): n3 failed `node` before the cluster-wide
+ * `join` (run_once on n1, acting for every host that had not failed), so
+ * join left it out. Once mended, the retry runs node and last on n3 and
+ * join again on its own host n1 for it, as --resume would; n2 and n4 see
+ * nothing, and an event says who asked.
+ */
+static void test_retry_host_goes_through_the_run_once_stage_it_missed(void **state)
+{
+	static const char pb[] =
+		"stages:\n"
+		"  - { name: node, module: fake, hosts: gpu_worker, params: { fail: n3 } }\n"
+		"  - { name: join, module: fake, hosts: n1, run_once: true }\n"
+		"  - { name: last, module: fake, hosts: gpu_worker }\n";
+	struct deploy_opts o = { .forks = 4 };
+	struct err e = ERR_INIT;
+	struct run r;
+
+	(void)state;
+	mended = false;
+	run(&r, pb, &o, NULL);
+	assert_true(saw(&r.events, "node n3 failed: apply: it broke"));
+	assert_true(saw(&r.events, "last n3 skipped: failed at stage node"));
+	assert_int_equal(count_prefix(&calls, "check join n1"), 1);
+
+	mended = true;
+	strlist_clear(&calls);
+	strlist_clear(&r.events);
+	deploy_retry_host(r.d, 2, "alice (tui)");
+	assert_int_equal(deploy_run(r.d, on_event, &r, &e), 0);
+	assert_true(saw(&r.events, "control node n3: retry by alice (tui): runs again from "
+			"stage node, with the cluster-wide stages it missed"));
+	assert_true(saw(&r.events, "node n3 changed"));
+	assert_true(saw(&r.events, "join n1 changed"));
+	assert_true(saw(&r.events, "last n3 changed"));
+	assert_int_equal(count_prefix(&calls, "check join n1"), 1);
+	assert_int_equal(calls_on("n2") + calls_on("n4"), 0);
+	assert_int_equal(deploy_cell(r.d, 2, 2)->result, RES_CHANGED);
+
+	/* join covers n3 now: another retry of nothing runs nothing */
+	strlist_clear(&calls);
+	strlist_clear(&r.events);
+	deploy_retry_host(r.d, 2, "alice (tui)");
+	assert_int_equal(deploy_run(r.d, on_event, &r, &e), 0);
+	assert_int_equal(calls.n, 0);
+	assert_true(saw(&r.events, "control last n3: retry by alice (tui): nothing to retry "
+			"(no stage failed)"));
+	mended = false;
+	done(&r);
+}
+
+/*
+ * R during the pass: asked while stage mid runs, the retry starts when mid
+ * ends, before the pass goes on to last: n3 runs node, then join again on
+ * n1 for it, then mid; the pass then takes it through last with the others.
+ */
+static void test_retry_host_during_the_pass(void **state)
+{
+	static const char pb[] =
+		"stages:\n"
+		"  - { name: node, module: fake, hosts: gpu_worker, params: { fail: n3 } }\n"
+		"  - { name: join, module: fake, hosts: n1, run_once: true }\n"
+		"  - { name: mid, module: fake, hosts: gpu_worker }\n"
+		"  - { name: last, module: fake, hosts: gpu_worker }\n";
+	struct deploy_opts o = { .forks = 4 };
+	struct err e = ERR_INIT;
+	struct run r;
+
+	(void)state;
+	mended = false;
+	setup(&r, pb, &o, NULL);
+	to_retry = r.d;
+	assert_int_equal(deploy_run(r.d, on_event, &r, &e), 0);
+	assert_true(saw(&r.events, "node n3 failed: apply: it broke"));
+	assert_true(saw(&r.events, "mid n3 skipped: failed at stage node"));
+	assert_true(saw(&r.events, "control node n3: retry by carol (tui): runs again from "
+			"stage node, with the cluster-wide stages it missed"));
+	assert_true(saw(&r.events, "node n3 changed"));
+	assert_int_equal(count_prefix(&calls, "check join n1"), 2);
+	assert_true(saw(&r.events, "mid n3 changed"));
+	assert_true(saw(&r.events, "last n3 changed"));
+	/* last ran once on each host: n3 with the pass, not on its own */
+	assert_int_equal(count_prefix(&calls, "check last"), 4);
+	assert_int_equal(deploy_cell(r.d, 3, 2)->result, RES_CHANGED);
+	mended = false;
+	done(&r);
+}
+
+/*
+ * S on a host before its stages: each is skipped, saying who asked, and a
+ * cluster-wide stage leaves it out (mod_run_hosts marks it), as it does a
+ * failed host.
+ */
+static void test_skip_host(void **state)
+{
+	static const char pb[] =
+		"stages:\n"
+		"  - { name: node, module: fake, hosts: gpu_worker }\n"
+		"  - { name: join, module: fake, hosts: n1, run_once: true }\n";
+	struct deploy_opts o = { .forks = 4 };
+	struct err e = ERR_INIT;
+	struct run r;
+
+	(void)state;
+	setup(&r, pb, &o, NULL);
+	deploy_skip_host(r.d, 1, "bob (tui)");
+	assert_int_equal(deploy_run(r.d, on_event, &r, &e), 0);
+	assert_true(saw(&r.events, "control node n2: skip by bob (tui): the stages it has not "
+			"begun are skipped (one under way finishes)"));
+	assert_true(saw(&r.events, "node n2 skipped: skipped by bob (tui)"));
+	assert_true(saw(&r.events, "node n1 changed"));
+	assert_int_equal(calls_on("n2"), 0);
 	done(&r);
 }
 
@@ -424,6 +569,9 @@ int main(void)
 		cmocka_unit_test(test_depends_run_once_and_local),
 		cmocka_unit_test(test_failed_run_once_stops_its_stage_hosts),
 		cmocka_unit_test(test_resume_reruns_a_run_once_stage_for_hosts_it_missed),
+		cmocka_unit_test(test_retry_host_goes_through_the_run_once_stage_it_missed),
+		cmocka_unit_test(test_retry_host_during_the_pass),
+		cmocka_unit_test(test_skip_host),
 		cmocka_unit_test(test_check_tags_start_at_limit),
 		cmocka_unit_test(test_cancel_then_resume),
 	};

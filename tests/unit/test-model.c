@@ -257,6 +257,35 @@ static void test_changes_and_dry_run(void **state)
 	model_release(&m);
 }
 
+/*
+ * What an admin did to a host (DEV_CONTROL) is kept for its detail and the
+ * status line, and changes no cell: a control said after the run ended
+ * leaves it ended. A running cell keeps its command limit.
+ */
+static void test_control_and_limit(void **state)
+{
+	struct model m;
+	struct dep_event start = { .kind = DEV_HOST_START, .stage = 0, .host = "dgx02",
+				   .limit_s = 600, .t = 1.0 };
+	struct dep_event ctl = { .kind = DEV_CONTROL, .stage = 0, .host = "dgx02",
+				 .msg = "stop by alice (tui, pid 7): ...", .t = 2.0 };
+
+	(void)state;
+	new_model(&m, 4, four);
+	ev(&m, DEV_STAGE_START, 0, "dgx[01-04]", RES_NONE, NULL);
+	model_apply(&m, &start);
+	assert_int_equal(model_cell(&m, 1, 0)->limit_s, 600);
+	ev(&m, DEV_HOST_DONE, 0, "dgx02", RES_FAILED, "stopped by alice (tui, pid 7)");
+	ev(&m, DEV_RUN_DONE, 0, NULL, RES_NONE, NULL);
+	model_apply(&m, &ctl);
+	assert_true(m.done);
+	assert_int_equal(model_cell(&m, 1, 0)->st, CS_FAILED);
+	assert_string_equal(m.control[1], ctl.msg);
+	assert_null(m.control[0]);
+	assert_string_equal(m.last_control, "dgx02: stop by alice (tui, pid 7): ...");
+	model_release(&m);
+}
+
 static void expect_abbrev(char **names, size_t n, size_t w, const char *const *want)
 {
 	struct strlist a = STRLIST_INIT;
@@ -302,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_stage_eta),
 		cmocka_unit_test(test_changes_and_dry_run),
 		cmocka_unit_test(test_abbrev),
+		cmocka_unit_test(test_control_and_limit),
 	};
 
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);

@@ -11,7 +11,12 @@ cleanup() {
 	"$BRINGUP" sim down >/dev/null 2>&1
 	rm -rf "$TEST_DIR"
 }
-trap cleanup EXIT INT TERM
+# A signal ends the test (its EXIT trap then cleans up): a trap that only
+# cleaned up let a TERM'd test go on looping against a cluster it had
+# taken down.
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # skip TOOL WHY: the test cannot run because an optional tool is missing.

@@ -16,7 +16,9 @@ tui_cleanup() {
 	done
 	cleanup
 }
-trap tui_cleanup EXIT INT TERM
+trap tui_cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # tui_start W H CMD: runs CMD in a W x H pane (UTF-8). When CMD ends, the
 # pane prints EXIT=<status> and the terminal modes (stty -a) and stays.

@@ -39,10 +39,26 @@ struct out {
 };
 
 /* A second ^C kills us the usual way (cmd_interrupt_begin); the journal is
- * safe either way. */
+ * whole either way, and last_words makes it say "interrupted", not
+ * "running" (a state nothing would ever change again). */
 static void cancel_deploy(void *d)
 {
 	deploy_cancel(d);
+}
+
+/* What the second ^C's handler reads: set before deploy_run, cleared after
+ * (a signal handler's only way to them). */
+static const struct journal *volatile last_words_journal;
+static volatile sig_atomic_t last_words_tui;
+
+static void last_words(void)
+{
+	const struct journal *j = last_words_journal;
+
+	if (last_words_tui)
+		tui_restore_terminal();
+	if (j)
+		journal_save_interrupted(j);
 }
 
 const struct cmd_option cmd_deploy_options[] = {
@@ -225,7 +241,7 @@ static void fill_run_info(const struct inventory *inv, const struct playbook *pb
 
 static bool same_cell(const struct deploy_cell *a, const struct deploy_cell *b, bool plan)
 {
-	if (a->result != b->result || !!a->reason != !!b->reason ||
+	if (deploy_cell_counted(a) != deploy_cell_counted(b) || !!a->reason != !!b->reason ||
 	    (a->reason && strcmp(a->reason, b->reason)))
 		return false;
 	if (!plan)
@@ -262,7 +278,7 @@ static void print_stage_summary(const struct deploy *d, const struct out *o, siz
 				continue;
 			shown[k] = true;
 			if (totals)
-				totals[x->result]++;
+				totals[deploy_cell_counted(x)]++;
 			strlist_push(&names, k < o->inv->nhosts ? o->inv->hosts[k].name : "localhost");
 		}
 		set = nodeset_fold(names.v, names.n);
@@ -276,7 +292,7 @@ static void print_stage_summary(const struct deploy *d, const struct out *o, siz
 		} else {
 			printf("  %-16s %-8s %s%s%s\n", o->pb->stages[si].name,
 			       o->check && c->result == RES_CHANGED ? "would-change" :
-			       host_result_name(c->result), set, c->reason ? ": " : "",
+			       host_result_name(deploy_cell_counted(c)), set, c->reason ? ": " : "",
 			       c->reason ? c->reason : "");
 		}
 		free(set);
@@ -330,8 +346,9 @@ static json_t *summary_json(const struct deploy *d, const struct out *o, const c
 
 			if (c->result == RES_NONE)
 				continue;
-			count[c->result]++;
-			j = json_pack("{s:s, s:o, s:f, s:o}", "status", host_result_name(c->result),
+			count[deploy_cell_counted(c)]++;
+			j = json_pack("{s:s, s:o, s:f, s:o}", "status",
+				      host_result_name(deploy_cell_counted(c)),
 				      "changes", strlist_json(&c->changes), "duration_s", c->duration_s,
 				      "reason", json_text_or_null(c->reason));
 			if (o->check)
@@ -696,6 +713,8 @@ int cmd_deploy(const struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	sinks.o = &o;
 	sinks.d = d;
+	last_words_journal = journal;
+	cmd_interrupt_on_exit(last_words);
 	/* --tui on a pipe: the plain lines, as without it */
 	if (a.tui && o.tty && isatty(STDIN_FILENO) && tui_term_ok()) {
 		struct tui_ctl ctl = { tui_pause, tui_retry, tui_stop, d, "running commands "
@@ -708,7 +727,7 @@ int cmd_deploy(const struct cmd_ctx *ctx, int argc, char **argv)
 			status = cmd_fail_inv(inv, &err);
 			goto out;
 		}
-		cmd_interrupt_on_exit(tui_restore_terminal);
+		last_words_tui = 1;
 		cmd_interrupt_begin(cancel_deploy_tui, &sinks, "no new stage or host starts, "
 				    "running commands finish; --resume goes on");
 	} else {
@@ -721,6 +740,8 @@ int cmd_deploy(const struct cmd_ctx *ctx, int argc, char **argv)
 	while (sinks.tui && !rc && tui_wait(sinks.tui) == TUI_RUN_AGAIN)
 		rc = deploy_run(d, fan_out, &sinks, &err);
 	cmd_interrupt_end();
+	last_words_journal = NULL;
+	last_words_tui = 0;
 	tui_free(sinks.tui);
 	sinks.tui = NULL;
 	progress_free(sinks.progress);

@@ -318,14 +318,17 @@ static void installer_error(const char *err, struct strbuf *out)
 
 static int run_installer(struct mod_ctx *mc)
 {
-	const char *argv[] = { "sh", mod_get(mc, "remote"), "--silent", "--dkms", NULL };
+	/* under the node's installer lock: a run cut while the runfile ran
+	 * waits for it and adopts its result (templates/gpu_driver/install.sh) */
+	const char *args[] = { mod_get(mc, "remote"), NULL };
 	struct strbuf why = STRBUF_INIT;
 	struct cmd_result res;
 	int rc;
 
 	mod_note(mc, "installing driver %s over %s (the DKMS build takes minutes on real hosts)",
 		 mod_param_str(mc, "version"), mod_get(mc, "now"));
-	rc = mod_exec_timeout(mc, argv, NULL, mod_param_uint(mc, "install_timeout"), &res);
+	rc = mod_script_timeout(mc, "gpu_driver/install.sh", args,
+				mod_param_uint(mc, "install_timeout"), &res);
 	if (rc == ERR_TIMEOUT) {
 		char *msg = xstrdup(mod_errmsg(mc));
 

@@ -84,6 +84,11 @@ static struct deploy_cell *cell(struct deploy *d, size_t stage, size_t host)
 	return &d->cells[stage * d->ncols + host];
 }
 
+enum host_result deploy_cell_counted(const struct deploy_cell *c)
+{
+	return c->changed_before_stop ? RES_CHANGED : c->result;
+}
+
 const struct deploy_cell *deploy_cell(const struct deploy *d, size_t stage, size_t host)
 {
 	return &d->cells[stage * d->ncols + host];
@@ -401,6 +406,7 @@ static void job_done(struct deploy *d, struct host_job *job, struct task *task)
 	c->err_code = task->rc;
 	strlist_clear(&c->changes);
 	strlist_clear(&c->diffs);
+	c->changed_before_stop = false;
 	if (!task->rc) {
 		const char *k;
 		json_t *v;
@@ -427,8 +433,14 @@ static void job_done(struct deploy *d, struct host_job *job, struct task *task)
 			d->failed[job->host] = xasprintf("stopped at stage %s", s->name);
 	} else if (task->rc == ERR_CANCELLED) {
 		c->interrupted = true;
+		/* "ofed skipped, changed=0" over an OFED installed on every node
+		 * misled: what the cut apply did counts (issue 24) */
+		c->changed_before_stop = job->mc.apply_steps && job->mc.changes.n;
 		r = RES_SKIPPED;
-		reason = job->started ? xasprintf("interrupted: %s", err_msg(&task->err)) :
+		reason = c->changed_before_stop ?
+			 xasprintf("interrupted after a change, --resume finishes it: %s",
+				   err_msg(&task->err)) :
+			 job->started ? xasprintf("interrupted: %s", err_msg(&task->err)) :
 			 xstrdup("interrupted: not started");
 	} else if (task->rc) {
 		/* Refused or no answer: the host is not there, no step of it failed. */

@@ -43,7 +43,13 @@ struct deploy_cell {
 	double duration_s;
 	int err_code;               /* the error when failed (ERR_CONNECT: unreachable) */
 	bool interrupted;           /* stopped by deploy_cancel() */
+	/* interrupted after its apply changed the host (a command of it ran):
+	 * skipped, and not done for --resume, but a change the summary counts */
+	bool changed_before_stop;
 };
+
+/* What the summary counts a cell as: changed_before_stop counts as changed. */
+enum host_result deploy_cell_counted(const struct deploy_cell *c);
 
 struct deploy;
 

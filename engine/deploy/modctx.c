@@ -479,6 +479,8 @@ static int run_line(struct mod_ctx *mc, const char *line, const char *input,
 	if (res->outcome != CMD_EXITED)
 		return err_set(mc->err, ERR_SSH, "%s: %s", res->outcome == CMD_KILLED ?
 			       "killed by a signal" : "connection lost", line);
+	if (mc->phase == PHASE_APPLY && !res->exit_status)
+		mc->apply_steps++;
 	return 0;
 }
 

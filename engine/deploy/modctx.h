@@ -56,6 +56,9 @@ struct mod_ctx {
 	/* Results. */
 	struct strlist changes, diffs;    /* from check (diffs: "" when none) */
 	struct strlist verify_changes;    /* from a verify that re-checks */
+	/* apply commands that exited 0: an apply cut after one has changed
+	 * the host (the summary counts it), though the stage is not done */
+	unsigned apply_steps;
 	bool skipped;
 	char *skip_reason;
 };

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,22 @@
 struct journal {
 	char *path;
 	json_t *root;
+	/* The last save's text with the state "interrupted", ready for a signal
+	 * handler (journal_save_interrupted): two buffers, the one at last_cur
+	 * ready (-1: none, the run is not running), the other the next save's,
+	 * so that a handler never reads the one being replaced. */
+	char *last_words[2];
+	size_t last_len[2];
+	volatile sig_atomic_t last_cur;
+	char *sig_tmp; /* its temporary file: no formatting in a signal handler */
 };
+
+static void journal_init(struct journal *j, const char *path)
+{
+	j->path = xstrdup(path);
+	j->sig_tmp = xasprintf("%s.tmp.sig.%ld", path, (long)getpid());
+	j->last_cur = -1;
+}
 
 static json_t *now_json(void)
 {
@@ -41,7 +57,7 @@ struct journal *journal_new(const char *path, const struct journal_meta *m)
 {
 	struct journal *j = xcalloc(1, sizeof(*j));
 
-	j->path = xstrdup(path);
+	journal_init(j, path);
 	j->root = json_object();
 	json_object_set_new(j->root, "version", json_integer(JOURNAL_VERSION));
 	json_object_set_new(j->root, "run_id", str_or_null(m->run_id));
@@ -68,7 +84,7 @@ static int journal_adopt(const char *path, json_t *root, struct journal **ret,
 			       JOURNAL_VERSION);
 	}
 	*ret = xcalloc(1, sizeof(**ret));
-	(*ret)->path = xstrdup(path);
+	journal_init(*ret, path);
 	(*ret)->root = root;
 	return 0;
 }
@@ -104,6 +120,9 @@ void journal_free(struct journal *j)
 	if (!j)
 		return;
 	json_decref(j->root);
+	free(j->last_words[0]);
+	free(j->last_words[1]);
+	free(j->sig_tmp);
 	free(j->path);
 	free(j);
 }
@@ -301,6 +320,34 @@ static int fsync_dir_of(const char *path)
 	return rc;
 }
 
+/* TEXT was saved: while the run is "running", the same text saying
+ * "interrupted" is what a second ^C leaves (journal_save_interrupted). The
+ * top-level "state" is the first one in the text (JSON_PRESERVE_ORDER:
+ * journal_new sets it before any stage or host). */
+static void keep_last_words(struct journal *j, const char *text)
+{
+	static const char running[] = "\"state\": \"running\"";
+	static const char interrupted[] = "\"state\": \"interrupted\"";
+	const char *at = strstr(text, running);
+	int next = j->last_cur == 0;
+	size_t head, tail;
+
+	if (strcmp(journal_state(j) ?: "", "running") || !at) {
+		j->last_cur = -1;
+		return;
+	}
+	head = (size_t)(at - text);
+	tail = strlen(at + sizeof(running) - 1);
+	free(j->last_words[next]);
+	j->last_words[next] = xmalloc(head + sizeof(interrupted) - 1 + tail + 1);
+	memcpy(j->last_words[next], text, head);
+	memcpy(j->last_words[next] + head, interrupted, sizeof(interrupted) - 1);
+	memcpy(j->last_words[next] + head + sizeof(interrupted) - 1, at + sizeof(running) - 1, tail);
+	j->last_words[next][head + sizeof(interrupted) - 1 + tail] = '\n';
+	j->last_len[next] = head + sizeof(interrupted) - 1 + tail + 1;
+	j->last_cur = next;
+}
+
 int journal_save(struct journal *j, struct err *err)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", j->path, (long)getpid());
@@ -325,8 +372,30 @@ int journal_save(struct journal *j, struct err *err)
 		goto out;
 	}
 	fsync_dir_of(j->path);
+	keep_last_words(j, text);
 out:
 	free(text);
 	free(tmp);
 	return rc;
+}
+
+int journal_save_interrupted(const struct journal *j)
+{
+	int cur = j->last_cur, fd;
+
+	if (cur < 0)
+		return -1;
+	fd = open(j->sig_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, j->last_words[cur], j->last_len[cur]) || fsync(fd)) {
+		close(fd);
+		unlink(j->sig_tmp);
+		return -1;
+	}
+	if (close(fd) || rename(j->sig_tmp, j->path)) {
+		unlink(j->sig_tmp);
+		return -1;
+	}
+	return 0;
 }

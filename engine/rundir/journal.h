@@ -18,7 +18,8 @@
  * Every save writes a temporary file beside it, fsyncs it, renames it over
  * journal.json and fsyncs the directory: whatever kills us (SIGKILL, a
  * crash, a full disk), journal.json is the old or the new one, whole.
- * Only the caller's (main) thread touches a journal.
+ * Only the caller's (main) thread touches a journal, but for
+ * journal_save_interrupted, which a signal handler may call on any thread.
  */
 #ifndef BRINGUP_JOURNAL_H
 #define BRINGUP_JOURNAL_H
@@ -79,6 +80,14 @@ void journal_stages(const struct journal *j, struct strlist *out);
 
 /* Atomic save (see above). */
 int journal_save(struct journal *j, struct err *err);
+/*
+ * For a signal handler, on any thread (a second ^C, which ends the process
+ * at once): the last save's document with the state "interrupted", written
+ * the same atomic way with async-signal-safe calls only (open, write, fsync,
+ * close, rename). Nothing (-1) when the last save's state was not
+ * "running": a finished run keeps its own state.
+ */
+int journal_save_interrupted(const struct journal *j);
 
 /* The whole document (borrowed), e.g. for `-o json`. */
 const json_t *journal_json(const struct journal *j);

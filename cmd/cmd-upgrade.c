@@ -65,7 +65,9 @@ static void usage(FILE *f)
 		"active; as many SM hosts as leave a master and a standby; as many\n"
 		"control-plane nodes as leave etcd a majority; all but one Scale manager/NSD\n"
 		"node. A node that fails stops the run at the end of its batch (cordoned); no\n"
-		"later batch starts; --resume goes on.\n"
+		"later batch starts; --resume goes on. After a new Spectrum Scale release on\n"
+		"every node, the next step is printed, not run: mmchconfig release=LATEST\n"
+		"(the cluster's function level; it cannot be undone).\n"
 		"\n");
 	cmd_print_options(f, cmd_upgrade_options);
 	fprintf(f,
@@ -246,6 +248,18 @@ static int finish_upgrade(const struct inventory *inv, const char *state)
 		status = EXIT_FAILED;
 	}
 	upgrade_inventory_keys(inv, &done, &keys);
+	/* The new daemons still speak the old release's protocol and file
+	 * system format until the cluster's function level is raised (IBM,
+	 * "Completing the upgrade to a new level of IBM Spectrum Scale"); after
+	 * that, nodes of the old release cannot join and going back needs
+	 * IBM's revert procedure ("Reverting to the previous level"): offered,
+	 * never run. */
+	if (done.scale)
+		printf("next: every node runs Spectrum Scale %s; once you will not go back to the "
+		       "old release, raise the cluster's function level on a manager node: "
+		       "mmchconfig release=LATEST (then mmchfs DEVICE -V full for a file system "
+		       "this cluster owns); bringup does not run it: it cannot be undone\n",
+		       done.scale);
 	if (keys.len)
 		printf("the cluster now runs what the inventory does not say: %s"
 		       "(until then, deploy keeps the releases this upgrade installed, "

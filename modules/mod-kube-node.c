@@ -13,7 +13,11 @@
  *                  cordoned, and the stage fails naming it, so that a run
  *                  with max_fail_percent 0 starts no further batch.
  * `nodes` are inventory host names; the Kubernetes names add
- * openshift.node_domain. An inventory without the cluster var `openshift`
+ * openshift.node_domain. nodes_from takes them from what an earlier stage
+ * recorded instead: the run's hosts whose record PREFIX.HOST is not empty
+ * (deploy's GPFS restarts: scale.restart_owed, written by scale_node owed);
+ * none such, nothing to do and no API call (a first deploy, before the
+ * openshift stage made the cluster). An inventory without the cluster var `openshift`
  * has no Kubernetes layer: the optional stage is left out.
  */
 #include "../engine/deploy/module.h"
@@ -35,6 +39,9 @@ static const struct param_spec params[] = {
 	{ "action", PARAM_STRING, "drain", NULL, "drain (cordon, then evict) or uncordon",
 	  valid_action },
 	{ "nodes", PARAM_STRING, "", NULL, "inventory hosts, comma-separated", NULL },
+	{ "nodes_from", PARAM_STRING, "", NULL,
+	  "a record prefix: the hosts whose record PREFIX.HOST an earlier stage made non-empty",
+	  NULL },
 	{ "timeout", PARAM_UINT, "600", "drain_timeout",
 	  "seconds a drain may wait for budgets and pods to end", NULL },
 	{ "delete_emptydir_data", PARAM_BOOL, "false", "drain_delete_emptydir_data",
@@ -82,6 +89,24 @@ static int job_open(struct mod_ctx *mc, struct job *j, struct err *err)
 		strlist_push_owned(&j->nodes, kube_node_name(inv, h));
 	}
 	free(list);
+	if (*mod_param_str(mc, "nodes_from")) {
+		const json_t *h;
+		size_t i;
+
+		json_array_foreach(mod_run_hosts(mc), i, h) {
+			const char *name = json_string_value(json_object_get(h, "name"));
+			char *key = xasprintf("%s.%s", mod_param_str(mc, "nodes_from"), name);
+			const char *v = json_string_value(json_object_get(mod_records(mc), key));
+
+			if (v && *v && strlist_index(&j->hosts, name) < 0) {
+				strlist_push(&j->hosts, name);
+				strlist_push_owned(&j->nodes, kube_node_name(inv, name));
+			}
+			free(key);
+		}
+	}
+	if (!j->hosts.n)
+		return 0;
 	return kube_client_for(inv, NULL, &j->kc, err);
 }
 
@@ -196,6 +221,10 @@ static int run(struct mod_ctx *mc, bool real)
 	bool drain = !strcmp(mod_param_str(mc, "action"), "drain");
 	int rc = job_open(mc, &j, &err);
 
+	if (!rc && !j.hosts.n) {
+		job_close(&j);
+		return 0;
+	}
 	if (!rc && drain)
 		rc = real ? drain_apply(&j, &err) : drain_check(&j, &err);
 	else if (!rc)

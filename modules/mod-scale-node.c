@@ -10,6 +10,20 @@
  * OFED or kernel change may need it), runs mmstartup, waits until the node
  * is active and mounts its file systems (mmmount all). Each command runs on
  * the node itself. A node without Spectrum Scale is left alone.
+ *
+ * Deploy's restarts (issue 28) use the same two halves. owed (read-only)
+ * compares what the daemon runs with (mmdiag --config) with what the
+ * configuration gives the node (mmlsconfig: its stanzas, its class's,
+ * [common]) and records the difference in the run's journal as
+ * scale.restart_owed.NODE ("" when none), before anything stops: the drain
+ * and uncordon around the restarts read it (kube_node nodes_from), and a
+ * person reads there what is owed. restart stops (manager roles moved away,
+ * the quorum guard) and starts a node whose daemon runs with other values
+ * than its configuration; the playbook runs it serial: 1, so that each stop
+ * is judged on live state with the earlier ones back. Nothing is kept on a
+ * node: a later or resumed run finds what is owed again from running
+ * against configured values, and restart starts a daemon it finds down (a
+ * run cut between a restart's mmshutdown and mmstartup).
  */
 #include "../engine/deploy/module.h"
 #include "scale-common.h"
@@ -19,16 +33,20 @@
 #include <string.h>
 
 #include "../engine/facts/parse.h"
+#include "../engine/precheck/check-scale.h"
 #include "../engine/base/xalloc.h"
 
 static const char *valid_action(const char *v)
 {
-	return !strcmp(v, "stop") || !strcmp(v, "start") ? NULL : "stop or start";
+	return !strcmp(v, "stop") || !strcmp(v, "start") || !strcmp(v, "owed") ||
+	       !strcmp(v, "restart") ? NULL : "stop, start, owed or restart";
 }
 
 static const struct param_spec params[] = {
 	{ "action", PARAM_STRING, "stop", NULL, "stop (manager roles away, quorum guard, "
-	  "mmshutdown) or start (mmbuildgpl, mmstartup, wait active, mmmount all)", valid_action },
+	  "mmshutdown), start (mmbuildgpl, mmstartup, wait active, mmmount all), owed (record "
+	  "running against configured values in the journal) or restart (stop and start when "
+	  "they differ)", valid_action },
 	{ "avoid", PARAM_STRING, "", NULL,
 	  "nodes (comma-separated) that must not take over a manager role (cluster or file "
 	  "system manager)", NULL },
@@ -223,17 +241,82 @@ static int check_stop(struct mod_ctx *mc, const char *state)
 	return rc;
 }
 
+/*
+ * What the daemon runs with against what the configuration gives this node
+ * (precheck's scale.config_running judges the same): the differences,
+ * "ATTR configured X, running Y; ...", into drift ("" when none).
+ */
+static int running_drift(struct mod_ctx *mc, struct strbuf *drift)
+{
+	static const char *const lsconfig[] = { "mmlsconfig", NULL };
+	static const char *const diag[] = { "mmdiag", "--config", NULL };
+	const char *cls = json_string_value(json_object_get(mod_host_vars(mc), "gpfs_nodeclass"));
+	json_t *lsc = NULL, *run = NULL;
+	int rc = scale_mm_parsed(mc, lsconfig, parse_mmlsconfig, &lsc);
+
+	if (!rc)
+		rc = scale_mm_parsed(mc, diag, parse_mmdiag_config, &run);
+	if (!rc)
+		scale_config_drift(lsc, run, mod_host(mc), cls && *cls ? cls : NULL, drift);
+	json_decref(lsc);
+	json_decref(run);
+	return rc;
+}
+
+/* owed: the journal's record of the restart this node is owed, read-only. */
+static int check_owed(struct mod_ctx *mc, const char *state)
+{
+	struct strbuf drift = STRBUF_INIT;
+	char *key = xasprintf("scale.restart_owed.%s", mod_host(mc));
+	int rc = !strcmp(state, "active") ? running_drift(mc, &drift) : 0;
+
+	if (!rc) {
+		/* "" too: a restart an earlier run recorded is not owed any more. */
+		mod_record(mc, key, drift.buf);
+		if (drift.len)
+			mod_note(mc, "GPFS on %s owes a restart: %s", mod_host(mc), drift.buf);
+	}
+	free(key);
+	strbuf_release(&drift);
+	return rc;
+}
+
+/* restart: stop and start when the daemon runs with other values. */
+static int check_restart(struct mod_ctx *mc, const char *state)
+{
+	struct strbuf drift = STRBUF_INIT;
+	int rc = 0;
+
+	if (!strcmp(state, "down")) {
+		/* Deploy wants every daemon up (scale_start); down here means a run
+		 * was cut between a restart's mmshutdown and its mmstartup. */
+		mod_set(mc, "restart", "start");
+		mod_change(mc, NULL, "GPFS down -> active (mmbuildgpl, mmstartup, mmmount all): "
+			   "a restart cut before its start");
+	} else if (!strcmp(state, "active") && !(rc = running_drift(mc, &drift)) && drift.len) {
+		mod_set(mc, "restart", "both");
+		mod_change(mc, NULL, "restart GPFS (manager roles moved away, quorum guard, "
+			   "mmshutdown, mmstartup, mmmount all): the daemon runs with %s", drift.buf);
+	}
+	strbuf_release(&drift);
+	return rc;
+}
+
 static int sn_check(struct mod_ctx *mc)
 {
 	struct strbuf state = STRBUF_INIT;
-	bool stop = !strcmp(mod_param_str(mc, "action"), "stop");
+	const char *action = mod_param_str(mc, "action");
+	bool stop = !strcmp(action, "stop");
 	int rc = own_state(mc, &state);
 
 	if (rc)
 		goto out;
 	if (!state.len)
-		mod_note(mc, "no Spectrum Scale on %s: nothing to %s", mod_host(mc),
-			 stop ? "stop" : "start");
+		mod_note(mc, "no Spectrum Scale on %s: nothing to %s", mod_host(mc), action);
+	else if (!strcmp(action, "owed"))
+		rc = check_owed(mc, state.buf);
+	else if (!strcmp(action, "restart"))
+		rc = check_restart(mc, state.buf);
 	else if (stop && strcmp(state.buf, "down"))
 		rc = check_stop(mc, state.buf);
 	else if (!stop && strcmp(state.buf, "active"))
@@ -301,13 +384,24 @@ static int start(struct mod_ctx *mc)
 
 static int sn_apply(struct mod_ctx *mc)
 {
-	return strcmp(mod_param_str(mc, "action"), "stop") ? start(mc) : stop(mc);
+	const char *action = mod_param_str(mc, "action");
+	int rc = 0;
+
+	if (!strcmp(action, "restart")) {
+		if (!strcmp(mod_get(mc, "restart"), "both")) {
+			mod_note(mc, "restarting GPFS on %s for its configuration", mod_host(mc));
+			rc = stop(mc);
+		}
+		return rc ? rc : start(mc);
+	}
+	return strcmp(action, "stop") ? start(mc) : stop(mc);
 }
 
 const struct stage_module mod_scale_node = {
 	.name = "scale_node",
-	.summary = "stop (manager roles moved away, quorum guard, mmshutdown) or start "
-		   "(mmbuildgpl, mmstartup, wait active, mmmount) GPFS on one node",
+	.summary = "stop (manager roles moved away, quorum guard, mmshutdown), start "
+		   "(mmbuildgpl, mmstartup, wait active, mmmount) or restart for its "
+		   "configuration GPFS on one node",
 	.version = 1,
 	.flags = MOD_PER_HOST,
 	.params = params,

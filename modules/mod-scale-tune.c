@@ -9,11 +9,16 @@
  * override them. check reads mmlsconfig and records, per class, the
  * difference as a diff; apply sends only that difference, one mmchconfig
  * per class, with -i when every changed attribute takes effect at once.
- * Otherwise the class's active daemons must restart: each restart goes
- * through the quorum guard (engine/deploy/scale-quorum.c), one node at a time,
- * waiting for it to be active again. The nodes still owed a restart are
- * kept on the manager (RESTARTS) so that a run cut between mmchconfig and
- * the restarts finishes them the next time.
+ * Otherwise the class's active daemons must restart. This stage does not
+ * restart them: the playbook's scale_restart stages do, planned like an
+ * upgrade batch (scale_node owed records in the journal which daemons run
+ * with other values than their configuration, kube_node drains those nodes
+ * when there is a Kubernetes layer, scale_node restart moves their manager
+ * roles away and restarts them one at a time through the quorum guard,
+ * engine/deploy/scale-quorum.c). What is owed is found again from running
+ * against configured values (mmdiag --config, mmlsconfig), so that a run
+ * cut between mmchconfig and a restart, or one on another manager, still
+ * owes it; nothing is kept on a node.
  */
 #include "../engine/deploy/module.h"
 #include "scale-common.h"
@@ -26,11 +31,7 @@
 #include "../engine/base/strlist.h"
 #include "../engine/base/xalloc.h"
 
-#define RESTARTS "/var/lib/bringup/scale-restart-pending"
-
 static const struct param_spec params[] = {
-	{ "restart_timeout", PARAM_UINT, "180", "gpfs_startup_timeout",
-	  "seconds a restarted daemon has to become active again", NULL },
 	{ NULL },
 };
 
@@ -121,21 +122,6 @@ static void active_members(const struct scale_nodes *ns, const char *cls, const 
 	}
 }
 
-/* Nodes an earlier run changed and did not restart (RESTARTS on this node). */
-static int pending_restarts(struct mod_ctx *mc, struct strlist *out)
-{
-	struct strbuf text = STRBUF_INIT;
-	bool exists = false;
-	int rc = mod_read_file(mc, RESTARTS, &text, &exists);
-
-	for (char *save = NULL, *l = exists ? strtok_r(text.buf, "\n", &save) : NULL; l;
-	     l = strtok_r(NULL, "\n", &save))
-		if (*l && strlist_index(out, l) < 0)
-			strlist_push(out, l);
-	strbuf_release(&text);
-	return rc;
-}
-
 /* The configuration of one label (a class, or NULL for [common]). */
 static void plan_label(struct mod_ctx *mc, const struct scale_nodes *ns, const char *cls,
 		       const json_t *lsconfig, const json_t *st, struct strlist *restart)
@@ -164,7 +150,8 @@ static void plan_label(struct mod_ctx *mc, const struct scale_nodes *ns, const c
 		}
 		mod_change(mc, diff.buf, "mmchconfig%s%s%s [%s]: %s%s%s", cls ? " -N " : "",
 			   cls ? cls : "", now ? " -i" : "", label, summary.buf,
-			   who.len ? "; then restart, one at a time through the quorum guard: " :
+			   who.len ? "; then restart (stage scale_restart, one at a time through the "
+			   "quorum guard): " :
 			   now ? "" : "; takes effect when the daemons start",
 			   who.buf);
 		strbuf_release(&who);
@@ -234,7 +221,7 @@ static void plan_overrides(struct mod_ctx *mc, const struct scale_nodes *ns,
 			}
 			mod_change(mc, diff.buf, "mmchconfig -N %s%s: node override %s removed%s",
 				   label, now ? " -i" : "", summary.buf, now ? "" :
-				   "; then restart it through the quorum guard");
+				   "; then restart it (stage scale_restart, through the quorum guard)");
 			free(k);
 			free(ki);
 			strlist_clear(&active);
@@ -252,7 +239,7 @@ static int st_check(struct mod_ctx *mc)
 	static const char *const lsconfig[] = { "mmlsconfig", NULL };
 	static const char *const getstate[] = { "mmgetstate", "-a", NULL };
 	struct scale_nodes ns;
-	struct strlist classes = STRLIST_INIT, restart = STRLIST_INIT, pending = STRLIST_INIT;
+	struct strlist classes = STRLIST_INIT, restart = STRLIST_INIT;
 	struct strlist ovr = STRLIST_INIT;
 	struct strbuf list = STRBUF_INIT;
 	struct cmd_result res;
@@ -278,8 +265,7 @@ static int st_check(struct mod_ctx *mc)
 	cmd_result_release(&res);
 	if (rc)
 		goto out;
-	if (!bare && ((rc = scale_mm_parsed(mc, getstate, parse_mmgetstate, &st)) ||
-		      (rc = pending_restarts(mc, &pending))))
+	if (!bare && (rc = scale_mm_parsed(mc, getstate, parse_mmgetstate, &st)))
 		goto out;
 	plan_label(mc, &ns, NULL, cfg, st, &restart);
 	for (size_t c = 0; c < classes.n; c++)
@@ -288,24 +274,12 @@ static int st_check(struct mod_ctx *mc)
 	strbuf_reset(&list);
 	scale_join(&ovr, "\n", &list);
 	mod_set(mc, "ovr_nodes", list.buf);
-	if (pending.n) {
-		scale_join(&pending, ",", &list);
-		mod_change(mc, NULL, "restart GPFS for the configuration an earlier run changed, one "
-			   "node at a time through the quorum guard: %s", list.buf);
-		for (size_t i = 0; i < pending.n; i++)
-			if (strlist_index(&restart, pending.v[i]) < 0)
-				strlist_push(&restart, pending.v[i]);
-	}
-	strbuf_reset(&list);
-	scale_join(&restart, "\n", &list);
-	mod_set(mc, "restart", list.buf);
 out:
 	json_decref(cfg);
 	json_decref(st);
 	err_clear(&perr);
 	strlist_clear(&classes);
 	strlist_clear(&restart);
-	strlist_clear(&pending);
 	strlist_clear(&ovr);
 	strbuf_release(&list);
 	scale_nodes_release(&ns);
@@ -336,73 +310,15 @@ static int chconfig(struct mod_ctx *mc, const char *cls)
 	return rc;
 }
 
-/* Writes the restarts still owed (one node a line; none: the file goes). */
-static int save_restarts(struct mod_ctx *mc, const struct strlist *left)
-{
-	struct strbuf text = STRBUF_INIT;
-	struct cmd_result res;
-	int rc;
-
-	if (!left->n) {
-		static const char *const rm[] = { "rm", "-f", RESTARTS, NULL };
-
-		rc = mod_exec_ok(mc, rm, NULL, &res);
-		cmd_result_release(&res);
-		return rc;
-	}
-	{
-		static const char *const mk[] = { "mkdir", "-p", "/var/lib/bringup", NULL };
-
-		rc = mod_exec_ok(mc, mk, NULL, &res);
-		cmd_result_release(&res);
-	}
-	scale_join(left, "\n", &text);
-	strbuf_addch(&text, '\n');
-	if (!rc)
-		rc = mod_put_file(mc, RESTARTS, text.buf, 0644, NULL);
-	strbuf_release(&text);
-	return rc;
-}
-
-/* One node: the quorum guard, mmshutdown, mmstartup, wait until active. */
-static int restart_node(struct mod_ctx *mc, const char *node)
-{
-	const char *down[] = { "mmshutdown", "-N", node, NULL };
-	const char *up[] = { "mmstartup", "-N", node, NULL };
-	const char *self[] = { node };
-	struct cmd_result res;
-	int rc = scale_quorum_guard(mc, self, 1);
-
-	if (!rc) {
-		mod_note(mc, "restarting GPFS on %s for its new configuration", node);
-		rc = scale_mm_ok(mc, down, &res);
-		cmd_result_release(&res);
-	}
-	if (!rc) {
-		rc = scale_mm_ok(mc, up, &res);
-		cmd_result_release(&res);
-	}
-	if (!rc)
-		rc = scale_wait_active(mc, node, mod_param_uint(mc, "restart_timeout"), NULL);
-	return rc;
-}
-
 static int st_apply(struct mod_ctx *mc)
 {
 	struct scale_nodes ns;
-	struct strlist classes = STRLIST_INIT, left = STRLIST_INIT;
-	char *list = xstrdup(mod_get(mc, "restart"));
-	int rc = 0;
+	struct strlist classes = STRLIST_INIT;
+	int rc;
 
-	for (char *save = NULL, *l = strtok_r(list, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-		strlist_push(&left, l);
-	/* First what is owed, so that a cut run restarts them next time. */
-	if (left.n)
-		rc = save_restarts(mc, &left);
 	scale_nodes_get(mc, &ns);
 	scale_classes(&ns, &classes);
-	if (!rc)
-		rc = chconfig(mc, NULL);
+	rc = chconfig(mc, NULL);
 	for (size_t c = 0; !rc && c < classes.n; c++)
 		rc = chconfig(mc, classes.v[c]);
 	if (!rc && *mod_get(mc, "ovr_nodes")) {
@@ -420,21 +336,7 @@ static int st_apply(struct mod_ctx *mc)
 		}
 		free(nodes);
 	}
-	while (!rc && left.n) {
-		struct strlist rest = STRLIST_INIT;
-
-		rc = restart_node(mc, left.v[0]);
-		if (rc)
-			break;
-		for (size_t i = 1; i < left.n; i++)
-			strlist_push(&rest, left.v[i]);
-		strlist_clear(&left);
-		left = rest;
-		rc = save_restarts(mc, &left);
-	}
-	free(list);
 	strlist_clear(&classes);
-	strlist_clear(&left);
 	scale_nodes_release(&ns);
 	return rc;
 }
@@ -442,8 +344,9 @@ static int st_apply(struct mod_ctx *mc)
 const struct stage_module mod_scale_tune = {
 	.name = "scale_tune",
 	.summary = "GPFS configuration per node class (verbs RDMA from the HCAs, the CSI "
-		   "attributes, gpfs_config): one mmchconfig per class, quorum-guarded restarts",
-	.version = 1,
+		   "attributes, gpfs_config): one mmchconfig per class; restarts owed go to "
+		   "scale_restart",
+	.version = 2,
 	.flags = MOD_ONCE,
 	.params = params,
 	.check = st_check,

@@ -1263,6 +1263,39 @@ out:
 	return ret;
 }
 
+static int var_loc_tree(struct ytree *t, yaml_node_t *root, const struct inventory *inv,
+			const char *host, const char *var, const char *key, struct src_loc *ret);
+
+/*
+ * gpfs_config is a node class's configuration (scale_tune: mmchconfig -N
+ * CLASS): on a host without gpfs_nodeclass nothing would apply it, so it is
+ * an error where it was written rather than a setting silently ignored.
+ */
+static int check_gpfs_config(struct loader *ld)
+{
+	struct inventory *inv = ld->inv;
+
+	for (size_t i = 0; i < inv->nhosts; i++) {
+		const struct host *h = &inv->hosts[i];
+		const json_t *cfg = json_object_get(h->vars, "gpfs_config");
+		const char *cls = json_string_value(json_object_get(h->vars, "gpfs_nodeclass"));
+		struct src_loc loc;
+
+		if (!json_object_size(cfg) || (cls && *cls))
+			continue;
+		loc = (struct src_loc){ inv->path, 0, 0 };
+		if (var_loc_tree(&ld->t, ytree_root(&ld->t), inv, h->name, "gpfs_config", NULL,
+				 &loc))
+			loc = h->loc;
+		return err_set(ld->t.err, ERR_INVENTORY, "%s:%u:%u: found gpfs_config for %s, "
+			       "which has no gpfs_nodeclass; expected gpfs_nodeclass beside it "
+			       "(gpfs_config is a node class's configuration, mmchconfig -N "
+			       "CLASS) or the attributes in gpfs_common_config ([common])",
+			       loc.file, loc.line, loc.col, h->name);
+	}
+	return 0;
+}
+
 static int load_tree(struct loader *ld)
 {
 	yaml_node_t *root = ytree_root(&ld->t), *v[T__N];
@@ -1279,6 +1312,7 @@ static int load_tree(struct loader *ld)
 	    read_groups(ld, v[T_GROUPS]) ||
 	    resolve_hosts(ld) ||
 	    check_duplicate_addresses(ld) ||
+	    check_gpfs_config(ld) ||
 	    (v[T_VALIDATE] && ytree_copy(&ld->inv->validate_section, &ld->t, v[T_VALIDATE])) ||
 	    read_fabric(ld, v[T_FABRIC]))
 		return ERR_INVENTORY;
@@ -1590,16 +1624,50 @@ static bool nodeset_has(const char *pattern, const char *name)
 	return has;
 }
 
+/* inventory_var_loc on a loaded tree (root its document); 0 when found. */
+static int var_loc_tree(struct ytree *t, yaml_node_t *root, const struct inventory *inv,
+			const char *host, const char *var, const char *key, struct src_loc *ret)
+{
+	yaml_node_t *sec, *best = NULL;
+	bool found = false;
+
+	/* The layers in the order resolve_hosts merges them, lowest first. */
+	take_layer(t, map_get(t, map_get(t, root, "cluster", NULL), "vars", NULL), var, key,
+		   &best, &found);
+	sec = map_get(t, root, "groups", NULL);
+	for (size_t i = 0; sec && sec->type == YAML_MAPPING_NODE && i < ytree_map_len(sec); i++) {
+		const char *g = ytree_str(ytree_map_key(t, sec, i));
+		int role = g ? role_from_name(g) : -1;
+
+		if (role >= 0 && strlist_index(&inv->groups[role].hosts, host) >= 0)
+			take_layer(t, map_get(t, ytree_map_value(t, sec, i), "vars", NULL),
+				   var, key, &best, &found);
+	}
+	sec = map_get(t, root, "hosts", NULL);
+	for (size_t i = 0; sec && sec->type == YAML_MAPPING_NODE && i < ytree_map_len(sec); i++) {
+		const char *pat = ytree_str(ytree_map_key(t, sec, i));
+
+		if (pat && nodeset_has(pat, host))
+			take_layer(t, map_get(t, ytree_map_value(t, sec, i), "vars", NULL),
+				   var, key, &best, &found);
+	}
+	if (!best)
+		return -1;
+	ret->line = ytree_line(best);
+	ret->col = ytree_col(best);
+	return 0;
+}
+
 int inventory_var_loc(const struct inventory *inv, const char *host, const char *var,
 		      const char *key, struct src_loc *ret)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct ytree t = { 0 };
 	struct err err = ERR_INIT;
-	yaml_node_t *root, *sec, *best = NULL;
-	bool found = false;
+	yaml_node_t *root;
 	char chunk[8192];
 	size_t n;
+	int rc = -1;
 	FILE *f = inv && inv->path ? fopen(inv->path, "r") : NULL;
 
 	*ret = (struct src_loc){ inv ? inv->path : NULL, 0, 0 };
@@ -1608,35 +1676,10 @@ int inventory_var_loc(const struct inventory *inv, const char *host, const char 
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && sb.len <= MAX_INVENTORY_BYTES)
 		strbuf_add(&sb, chunk, n);
 	fclose(f);
-	if (ytree_load(&t, inv->path, sb.buf, sb.len, &err) || !(root = ytree_root(&t)))
-		goto out;
-	/* The layers in the order resolve_hosts merges them, lowest first. */
-	take_layer(&t, map_get(&t, map_get(&t, root, "cluster", NULL), "vars", NULL), var, key,
-		   &best, &found);
-	sec = map_get(&t, root, "groups", NULL);
-	for (size_t i = 0; sec && sec->type == YAML_MAPPING_NODE && i < ytree_map_len(sec); i++) {
-		const char *g = ytree_str(ytree_map_key(&t, sec, i));
-		int role = g ? role_from_name(g) : -1;
-
-		if (role >= 0 && strlist_index(&inv->groups[role].hosts, host) >= 0)
-			take_layer(&t, map_get(&t, ytree_map_value(&t, sec, i), "vars", NULL),
-				   var, key, &best, &found);
-	}
-	sec = map_get(&t, root, "hosts", NULL);
-	for (size_t i = 0; sec && sec->type == YAML_MAPPING_NODE && i < ytree_map_len(sec); i++) {
-		const char *pat = ytree_str(ytree_map_key(&t, sec, i));
-
-		if (pat && nodeset_has(pat, host))
-			take_layer(&t, map_get(&t, ytree_map_value(&t, sec, i), "vars", NULL),
-				   var, key, &best, &found);
-	}
-	if (best) {
-		ret->line = ytree_line(best);
-		ret->col = ytree_col(best);
-	}
-out:
+	if (!ytree_load(&t, inv->path, sb.buf, sb.len, &err) && (root = ytree_root(&t)))
+		rc = var_loc_tree(&t, root, inv, host, var, key, ret);
 	ytree_release(&t);
 	err_clear(&err);
 	strbuf_release(&sb);
-	return best ? 0 : -1;
+	return rc;
 }

@@ -66,6 +66,16 @@ stages:
     module: scale_cluster
     hosts: scale_manager
     params: { join: false }
+  - name: scale_restart_plan
+    module: scale_node
+    hosts: scale_manager,scale_quorum,scale_client
+    params: { action: owed }
+  - name: scale_restart
+    module: scale_node
+    hosts: scale_manager,scale_quorum,scale_client
+    serial: 1
+    max_fail_percent: 100
+    params: { action: restart }
   - name: scale_remote_mount
     module: scale_remote_mount
     hosts: scale_manager

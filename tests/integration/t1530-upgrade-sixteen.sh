@@ -82,4 +82,8 @@ done
 [ "$(mm mmgetstate -a | grep -c ' active')" -eq 16 ] || fail "not all active: $(mm mmgetstate -a)"
 [ "$(mm mmlsmount all -L | grep -c ' dgx')" -eq 16 ] || fail "not mounted everywhere: $(mm mmlsmount all -L)"
 [ ! -e "$STATE/upgrade/in-progress" ] || fail "a finished upgrade is still marked in progress"
+# the function level is offered as the next step, never raised by bringup
+echo "$out" | grep -q "^next: every node runs Spectrum Scale 5.1.2.1; .*mmchconfig release=LATEST" ||
+	fail "release=LATEST not offered: $out"
+grep -rq "release=LATEST" "$STATE"/runs/*/hosts/ && fail "bringup ran mmchconfig release=LATEST"
 exit 0

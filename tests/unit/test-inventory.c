@@ -223,6 +223,33 @@ static void test_vars_precedence_and_types(void **state)
 	inventory_free(inv);
 }
 
+/* gpfs_config is a node class's: without gpfs_nodeclass it is an error
+ * where it was written (group or host), not a setting ignored. */
+static void test_gpfs_config_needs_nodeclass(void **state)
+{
+	struct inventory *inv;
+
+	(void)state;
+	assert_load_fails(HEAD "hosts:\n  dgx[01-02]:\n"
+		"groups:\n  scale_client:\n    hosts: dgx[01-02]\n"
+		"    vars:\n      gpfs_config: { workerThreads: 1024 }\n", ERR_INVENTORY,
+		"inv.yaml:9:7: found gpfs_config for dgx01, which has no gpfs_nodeclass; "
+		"expected gpfs_nodeclass beside it (gpfs_config is a node class's "
+		"configuration, mmchconfig -N CLASS) or the attributes in gpfs_common_config "
+		"([common])");
+	/* a host's own gpfs_config wins over the group's: its place is named */
+	assert_load_fails(HEAD "hosts:\n  dgx01:\n  dgx02:\n"
+		"    vars: { gpfs_config: { pagepool: 1G } }\n", ERR_INVENTORY,
+		"inv.yaml:6:13: found gpfs_config for dgx02, which has no gpfs_nodeclass; "
+		"expected gpfs_nodeclass beside it (gpfs_config is a node class's "
+		"configuration, mmchconfig -N CLASS) or the attributes in gpfs_common_config "
+		"([common])");
+	/* with a class, or empty: fine */
+	inv = load_ok(HEAD "  vars: { gpfs_config: {} }\nhosts:\n  dgx01:\n"
+		"    vars: { gpfs_nodeclass: dgx, gpfs_config: { pagepool: 1G } }\n  dgx02:\n");
+	inventory_free(inv);
+}
+
 static void test_groups(void **state)
 {
 	struct inventory *inv = load_ok(HEAD
@@ -867,6 +894,7 @@ static void test_var_loc(void **state)
 		"cluster:\n"
 		"  name: c\n"
 		"  vars:\n"
+		"    gpfs_nodeclass: c\n"
 		"    gpfs_config: { pagepool: 1G }\n"
 		"hosts:\n"
 		"  n[1-3]:\n"
@@ -897,23 +925,23 @@ static void test_var_loc(void **state)
 	assert_int_equal(inventory_load(path, &inv, &e), 0);
 	/* the cluster's */
 	assert_int_equal(inventory_var_loc(inv, "n1", "gpfs_config", "pagepool", &loc), 0);
-	assert_int_equal(loc.line, 4);
+	assert_int_equal(loc.line, 5);
 	assert_int_equal(loc.col, 20);
 	/* scale_client's gpfs_config replaces the cluster's whole: no pagepool */
 	assert_int_equal(inventory_var_loc(inv, "n2", "gpfs_config", "pagepool", &loc), -1);
 	assert_int_equal(inventory_var_loc(inv, "n2", "gpfs_config", "workerThreads", &loc), 0);
-	assert_int_equal(loc.line, 16);
+	assert_int_equal(loc.line, 17);
 	/* a later group over an earlier one, the host over both */
 	assert_int_equal(inventory_var_loc(inv, "n3", "gpfs_config", "pagepool", &loc), 0);
-	assert_int_equal(loc.line, 20);
+	assert_int_equal(loc.line, 21);
 	assert_int_equal(loc.col, 21);
 	assert_int_equal(inventory_var_loc(inv, "n4", "gpfs_config", "pagepool", &loc), 0);
-	assert_int_equal(loc.line, 10);
+	assert_int_equal(loc.line, 11);
 	assert_int_equal(loc.col, 9);
 	assert_string_equal(loc.file, path);
 	/* the var itself */
 	assert_int_equal(inventory_var_loc(inv, "n4", "gpfs_config", NULL, &loc), 0);
-	assert_int_equal(loc.line, 9);
+	assert_int_equal(loc.line, 10);
 	inventory_free(inv);
 	unlink(path);
 }
@@ -928,6 +956,7 @@ int main(void)
 		cmocka_unit_test(test_hardware_profiles),
 		cmocka_unit_test(test_vars_precedence_and_types),
 		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_gpfs_config_needs_nodeclass),
 		cmocka_unit_test(test_error_unknown_keys),
 		cmocka_unit_test(test_error_types),
 		cmocka_unit_test(test_error_integers),

@@ -512,9 +512,11 @@ static void draw_detail(struct tui *t, const struct layout *l, const struct mrow
 		strbuf_addf(&title, " %s", hms(b2, sizeof(b2), (m->done || t->ctl.replay ||
 							       t->ctl.attached ? m->t :
 							       t->now - t->t_open) - c->t_start));
-		/* against the limit a command there has before it is stopped */
+		/* against the limit a command there has before it is stopped,
+		 * as "elapsed/limit": short enough to leave the stage's count
+		 * on an 80-column title */
 		if (c->limit_s)
-			strbuf_addf(&title, " (limit %s a command)", hms(b3, sizeof(b3), c->limit_s));
+			strbuf_addf(&title, "/%s", hms(b3, sizeof(b3), c->limit_s));
 	}
 	strbuf_addf(&title, "%sstage %zu/%zu", dot, done, total);
 	eta = model_stage_eta(m, t->sel_stage, m->done || t->ctl.replay || t->ctl.attached ? m->t :

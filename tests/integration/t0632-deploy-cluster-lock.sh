@@ -30,8 +30,10 @@ fake_lease() {
 }
 
 # A: a deploy in the middle of a slow install on dgx01
-# held open until the fault is cleared below (at most 300 s), however slow the machine
-"$BRINGUP" sim fault dgx01 install-slow 300 >/dev/null || fail "fault install-slow"
+# held open until the fault is cleared below (at most 1200 s, well inside
+# install_timeout's 3600), however slow the machine (a sanitized build at
+# load 20 took over 300 s to get A past dgx02 and dgx03)
+"$BRINGUP" sim fault dgx01 install-slow 1200 >/dev/null || fail "fault install-slow"
 "$BRINGUP" deploy -i "$INV" -p "$TEST_DIR/pb.yaml" --state-dir "$TEST_DIR/A" >"$TEST_DIR/a.out" 2>&1 &
 apid=$!
 i=0
@@ -45,16 +47,20 @@ grep -q "run=$runa client=$(hostname) pid=$apid " "$(lease dgx02)" ||
 	fail "no lease of run A ($runa, pid $apid) on dgx02: $(cat "$(lease dgx02)" 2>&1)"
 
 # A is done with dgx02 and dgx03 (their stack restarted) and waits for dgx01
-i=0
+# (a deadline in seconds: each try starts a python, slow on a loaded machine)
+deadline=$(( $(date +%s) + $(slow 300) ))
 until python3 - "$TEST_DIR/A/$(readlink "$TEST_DIR/A/last")/journal.json" <<'PY' 2>/dev/null
 import json, sys
 h = json.load(open(sys.argv[1]))["stages"][0]["hosts"]
 sys.exit(0 if h["dgx02"].get("finished") and h["dgx03"].get("finished") else 1)
 PY
 do
-	i=$((i + 1)); [ $i -lt 1200 ] || fail "A never finished dgx02 and dgx03"
-	sleep 0.05
+	[ "$(date +%s)" -lt "$deadline" ] || fail "A never finished dgx02 and dgx03"
+	kill -0 $apid 2>/dev/null || fail "deploy A ended early: $(cat "$TEST_DIR/a.out")"
+	sleep 0.2
 done
+[ -s "$NODES/dgx01/state/ofed_version" ] &&
+	fail "A's install on dgx01 ended before B could meet A's lease (the hold was cleared?)"
 
 # B, another state directory: refused, naming A, and nothing but the lock ran
 for n in dgx02 dgx03; do wc -l <"$NODES/$n/log/commands.log" >"$TEST_DIR/lines.$n"; done

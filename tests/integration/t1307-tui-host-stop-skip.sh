@@ -41,7 +41,7 @@ done
 keys j
 wait_screen 'row 2/3'
 # elapsed against the limit a command has there (the inventory's 600 s)
-wait_screen ' dgx02 · ofed · running [0-9]+:[0-9]+ \(limit 10:00 a command\)'
+wait_screen ' dgx02 · ofed · running [0-9]+:[0-9]+/10:00 · stage'
 screen | tail -n 1 | grep -q '^x stop host  S skip host ' || { screen; fail "no host keys in the hint line"; }
 keys x
 wait_screen 'Stop dgx02\? .*\[y/N\]'

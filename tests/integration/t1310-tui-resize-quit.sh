@@ -13,11 +13,11 @@ STATE=$TEST_DIR/state
 NO_COLOR=1 tui_start 80 24 "\$BRINGUP tui -i '$INV' -p '$TEST_DIR/pb.yaml' --state-dir '$STATE'"
 wait_screen '^dgx01 +[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]' 30
 T resize-window -x 132 -y 40
-wait_screen '^─ dgx01 · memlock · running [0-9:]+ · stage [0-2]/2 ─{60,} row 1/2 ─$'
+wait_screen '^─ dgx01 · memlock · running [0-9:]+(/[0-9:]+)? · stage [0-2]/2 ─{60,} row 1/2 ─$'
 [ "$(screen | wc -l)" -ge 39 ] || fail "not redrawn for 40 lines"
 row dgx02 >/dev/null || fail "rows lost on resize"
 T resize-window -x 80 -y 24
-wait_screen '^─ dgx01 · memlock · running [0-9:]+ · stage [0-2]/2 ─{10,40} row 1/2 ─$'
+wait_screen '^─ dgx01 · memlock · running [0-9:]+(/[0-9:]+)? · stage [0-2]/2 ─{10,40} row 1/2 ─$'
 screen | grep -Eq '─{61}' && { screen; fail "still drawn for 132 columns"; }
 
 # q: asked; n goes on

@@ -491,12 +491,11 @@ devlink 60067 -
 mlx_compat 47479 -
 nvidia 19893032 -
 nouveau 1896005 -'
-sim_moddb() { printf '%s\n' "$SIM_MODDB"; }
 sim_peermem_hidden() { sim_fault module-missing || sim_fault peermem-bad-symbols; }
 
-sim_mod_deps() { sim_moddb | awk -v m="$1" '$1 == m { gsub(/-/, "", $3); gsub(/,/, " ", $3); print $3 }'; }
-# sim_mod_deps_get VAR MODULE: VAR=what sim_mod_deps MODULE prints, without
-# a process (openibd's start loads ten modules and their dependencies).
+# sim_mod_deps_get VAR MODULE: VAR=MODULE's dependencies, blank-separated,
+# read in the shell (openibd's start loads ten modules and their
+# dependencies: a process per lookup added up).
 sim_mod_deps_get() {
 	_d_rest="$SIM_MODDB
 " _d_v=
@@ -518,6 +517,7 @@ sim_mod_deps_get() {
 	done
 	eval "$1=\$_d_v"
 }
+sim_mod_deps() { sim_mod_deps_get _dp_v "$1"; echo "$_dp_v"; }
 # sim_mod_name_get VAR NAME: VAR=NAME with '-' as '_' (kmod takes both).
 sim_mod_name_get() {
 	_n_in=$2 _n_out=
@@ -596,11 +596,9 @@ $_h_name
 
 # Holders of a module, comma-separated, in table order.
 sim_mod_holders() {
-	loaded=$(sim_mods_loaded)
-	sim_moddb | while read -r name size deps; do
-		case ",$deps," in *",$1,"*) ;; *) continue;; esac
-		echo "$loaded" | grep -qx "$name" && echo "$name"
-	done | paste -sd, -
+	sim_mods_loaded_get _ho_l
+	sim_mod_holders_in "$_ho_l" "$1"
+	echo "$MOD_HOLDERS"
 }
 
 # --- memory lock ---------------------------------------------------------

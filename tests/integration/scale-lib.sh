@@ -84,3 +84,28 @@ stages:
     hosts: scale_client
 YAML
 }
+
+# The quorum sampler of the Scale tests (t0960, t1550): `mmgetstate -a` as
+# node NODE's stand-in answers it, run from outside the nodes (no login per
+# sample: a login every 0.2 s would meet sshd's penalties), every 0.2 s;
+# one line a sample in $TEST_DIR/samples: the number of $QUORUM's nodes
+# active, then each node's name=state. quorum_sampler_start NODE empties
+# the file and starts it; quorum_sampler_stop ends it.
+quorum_states() {
+	BRINGUP_SIM_NODE="$BRINGUP_SIM_DIR/nodes/$1" BRINGUP_SIM_CLUSTER="$BRINGUP_SIM_DIR/cluster" \
+		"$BRINGUP_SIM_DIR/bin/mmgetstate" -a
+}
+quorum_sample() {
+	while [ ! -e "$TEST_DIR/stop" ]; do
+		quorum_states "$1" 2>/dev/null | awk -v q=" $QUORUM " '
+			$2 ~ /^dgx/ { s = s " " $2 "=" $3; if (index(q, " " $2 " ") && $3 == "active") n++ }
+			END { print n + 0 s }' >>"$TEST_DIR/samples"
+		sleep 0.2
+	done
+}
+quorum_sampler_start() {
+	: >"$TEST_DIR/samples"
+	quorum_sample "$1" &
+	QUORUM_SAMPLER=$!
+}
+quorum_sampler_stop() { touch "$TEST_DIR/stop"; wait $QUORUM_SAMPLER; rm -f "$TEST_DIR/stop"; }

@@ -23,25 +23,11 @@ QUORUM="dgx01 dgx02 dgx03"
 
 out=$(deploy) || fail "first deploy: $out"
 
-# mmgetstate -a where the stand-ins keep the cluster's state (no SSH login
-# per sample), one line a sample: active quorum nodes, then the states.
-states() {
-	BRINGUP_SIM_NODE="$BRINGUP_SIM_DIR/nodes/dgx04" BRINGUP_SIM_CLUSTER="$BRINGUP_SIM_DIR/cluster" \
-		"$BRINGUP_SIM_DIR/bin/mmgetstate" -a
-}
-sample() {
-	while [ ! -e "$TEST_DIR/stop" ]; do
-		states 2>/dev/null | awk -v q=" $QUORUM " '
-			$2 ~ /^dgx/ { s = s " " $2 "=" $3; if (index(q, " " $2 " ") && $3 == "active") n++ }
-			END { print n + 0 s }' >>"$TEST_DIR/samples"
-		sleep 0.2
-	done
-}
-stop_sampler() { touch "$TEST_DIR/stop"; wait $SAMPLER; rm -f "$TEST_DIR/stop"; }
+# the cluster's states, and the quorum sampler, from outside the nodes (scale-lib.sh)
+states() { quorum_states dgx04; }
 
 scale_inventory "$INV" "$TEST_DIR/inv.yaml" '{ workerThreads: 2048 }'
-: >"$TEST_DIR/samples"
-sample & SAMPLER=$!
+quorum_sampler_start dgx04
 "$BRINGUP" deploy -i "$TEST_DIR/inv.yaml" -p "$PB" --state-dir "$STATE" >"$TEST_DIR/out1" 2>&1 & PID=$!
 # SIGKILL the moment the first restart's mmshutdown took a daemon down,
 # before its mmstartup (the cluster's daemon file says down).
@@ -49,7 +35,7 @@ i=0
 until grep -qx down "$G"/daemon/dgx0* 2>/dev/null; do
 	i=$((i + 1))
 	[ $i -le 3000 ] && kill -0 $PID 2>/dev/null ||
-		{ kill -KILL $PID 2>/dev/null; stop_sampler; fail "no daemon went down: $(cat "$TEST_DIR/out1")"; }
+		{ kill -KILL $PID 2>/dev/null; quorum_sampler_stop; fail "no daemon went down: $(cat "$TEST_DIR/out1")"; }
 	sleep 0.02
 done
 kill -KILL $PID
@@ -60,13 +46,13 @@ run=$STATE/$(readlink "$STATE/last")
 # what each node owes is in the journal, written before anything stopped
 for n in dgx01 dgx02 dgx03 dgx04; do
 	grep -q "\"scale.restart_owed.$n\": \"workerThreads configured 2048, running " "$run/journal.json" ||
-		{ stop_sampler; fail "$n's owed restart not in the journal: $(grep restart_owed "$run/journal.json")"; }
+		{ quorum_sampler_stop; fail "$n's owed restart not in the journal: $(grep restart_owed "$run/journal.json")"; }
 done
 ls "$BRINGUP_SIM_DIR"/nodes/*/root/var/lib/bringup/scale-restart-pending 2>/dev/null &&
-	{ stop_sampler; fail "restarts kept in a file on a node"; }
+	{ quorum_sampler_stop; fail "restarts kept in a file on a node"; }
 
 out=$(deploy --resume 2>&1); rc=$?
-stop_sampler
+quorum_sampler_stop
 [ $rc -eq 0 ] || fail "resume: exit $rc: $out"
 echo "$out" | grep -Eq "^  scale_restart +changed +dgx\[01-04\]$" || fail "resume did not finish the restarts ($cut cut): $out"
 awk '{ n++ } $1 < 2 { print "quorum lost in sample " n ": " $0; bad = 1 } $1 < 3 { down++ }

@@ -14,6 +14,7 @@
 # single quorum node: its clients are planned, it is left out with a remedy
 # naming real nodes.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/scale-lib.sh"
 SEED=${T1550_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 echo "t1550: seed $SEED (T1550_SEED=$SEED replays this run)"
 sim_up -n 7 --state ready
@@ -40,22 +41,8 @@ echo "$out" | grep -q "^  quorum   at most 1: 5 of 5 quorum nodes active (dgx\[0
 echo "$out" | sed -n 's/^batch \([0-9]*\): \([^ ]*\) .*/\2/p' >"$TEST_DIR/batches"
 [ "$(wc -l <"$TEST_DIR/batches")" -eq 5 ] || fail "batches: $out"
 
-# Reads mmgetstate -a where the stand-ins keep the cluster's state (no SSH
-# login per sample: a login every 0.2 s would meet sshd's penalties), one
-# line a sample: the number of active quorum nodes, then the states.
-states() {
-	BRINGUP_SIM_NODE="$BRINGUP_SIM_DIR/nodes/dgx07" BRINGUP_SIM_CLUSTER="$BRINGUP_SIM_DIR/cluster" \
-		"$BRINGUP_SIM_DIR/bin/mmgetstate" -a
-}
-sample() {
-	: >"$TEST_DIR/samples"
-	while [ ! -e "$TEST_DIR/stop" ]; do
-		states 2>/dev/null | awk -v q=" $QUORUM " '
-			$2 ~ /^dgx/ { s = s " " $2 "=" $3; if (index(q, " " $2 " ") && $3 == "active") n++ }
-			END { print n + 0 s }' >>"$TEST_DIR/samples"
-		sleep 0.2
-	done
-}
+# the cluster's states, and the quorum sampler, from outside the nodes (scale-lib.sh)
+states() { quorum_states dgx07; }
 # Every sample kept 3 quorum nodes active, and some saw one down (else the
 # sampler proved nothing).
 check_samples() {
@@ -81,9 +68,9 @@ LOST=dgx0$(( $(rnd 2 3) + 3 ))
 echo "t1550: $LOST stops ${S}s after the first mmshutdown"
 "$BRINGUP" sim fault $LOST gpfs-stop-at "1+$S" >/dev/null || fail "sim fault gpfs-stop-at"
 
-sample & SAMPLER=$!
+quorum_sampler_start dgx07
 out=$(up --to scale=5.1.2.1 --batch 3 2>&1); rc=$?
-touch "$TEST_DIR/stop"; wait $SAMPLER; rm -f "$TEST_DIR/stop"
+quorum_sampler_stop
 [ -z "${T1550_LOG:-}" ] || { echo "$out"; cat "$TEST_DIR/samples"; } >"$T1550_LOG"
 # the fault fired: some sample saw the lost node down
 grep -q " $LOST=down" "$TEST_DIR/samples" || fail "no sample saw $LOST down: the fault did not fire: $out"
@@ -103,9 +90,9 @@ i=0
 until states | grep -q " $LOST  *active"; do
 	i=$((i + 1)); [ $i -le 50 ] || fail "$LOST not active again: $(states)"; sleep 0.2
 done
-sample & SAMPLER=$!
+quorum_sampler_start dgx07
 out=$(up --resume 2>&1); rc=$?
-touch "$TEST_DIR/stop"; wait $SAMPLER; rm -f "$TEST_DIR/stop"
+quorum_sampler_stop
 [ -z "${T1550_LOG:-}" ] || { echo "$out"; cat "$TEST_DIR/samples"; } >>"$T1550_LOG"
 [ $rc -eq 0 ] || fail "resume: exit $rc (seed $SEED): $out"
 check_samples "the resume"

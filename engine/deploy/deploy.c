@@ -25,7 +25,10 @@
 /* What deploy_*_host() asks for one host. */
 enum { CTL_RETRY = 1u << 0, CTL_SKIP = 1u << 1, CTL_STOP = 1u << 2 };
 
-/* Journal writes at most this often while hosts report (and at every stage end). */
+/* Journal writes at most this often while a burst of hosts reports (and at
+ * every stage end); what a burst left unwritten is written once the runner
+ * has delivered it (save_pending, on_idle), not at the next report, which
+ * may be an hour away while the last host installs. */
 #define SAVE_INTERVAL_MS 200
 
 struct host_job {
@@ -73,11 +76,13 @@ struct deploy {
 	dep_event_fn cb;
 	void *cb_arg;
 	long long t0, last_save;
+	bool save_pending;            /* a save was put off by SAVE_INTERVAL_MS */
 	int save_rc;
 	struct err save_err;
 };
 
 static void take_controls(struct deploy *d);
+static void on_idle(void *arg);
 
 static struct deploy_cell *cell(struct deploy *d, size_t stage, size_t host)
 {
@@ -162,6 +167,7 @@ int deploy_new(const struct inventory *inv, const struct playbook *pb,
 		deploy_free(d);
 		return err->code;
 	}
+	runner_on_idle(d->runner, on_idle, d);
 	for (size_t i = 0; i < n; i++)
 		d->selected[idx[i]] = true;
 	d->selected[inv->nhosts] = true;
@@ -237,15 +243,29 @@ static void save(struct deploy *d, bool force)
 {
 	long long now = now_ms();
 
-	if (!d->journal || (!force && now - d->last_save < SAVE_INTERVAL_MS))
+	if (!d->journal)
 		return;
+	if (!force && now - d->last_save < SAVE_INTERVAL_MS) {
+		d->save_pending = true;
+		return;
+	}
 	d->last_save = now;
+	d->save_pending = false;
 	if (!journal_save(d->journal, &d->save_err))
 		return;
 	/* Without a journal, --resume could not be trusted: stop starting work. */
 	if (!d->save_rc)
 		d->save_rc = d->save_err.code;
 	deploy_cancel(d);
+}
+
+/* The runner delivered every event it had: nothing it reported stays unwritten. */
+static void on_idle(void *arg)
+{
+	struct deploy *d = arg;
+
+	if (d->save_pending)
+		save(d, true);
 }
 
 static const char *journal_status(const struct deploy_cell *c)

@@ -72,6 +72,8 @@ struct runner {
 	struct queued_event *q;
 	size_t qlen, qalloc;
 	size_t done;
+	void (*idle_fn)(void *arg); /* runner_on_idle */
+	void *idle_arg;
 };
 
 struct task_ctx {
@@ -640,6 +642,14 @@ static void deliver(struct runner *r, event_fn cb, void *cb_arg)
 		free(q[i].msg);
 	}
 	free(q);
+	if (r->idle_fn)
+		r->idle_fn(r->idle_arg);
+}
+
+void runner_on_idle(struct runner *r, void (*fn)(void *arg), void *arg)
+{
+	r->idle_fn = fn;
+	r->idle_arg = arg;
 }
 
 /*

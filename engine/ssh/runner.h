@@ -90,6 +90,15 @@ void runner_free(struct runner *r);
 int runner_run(struct runner *r, struct task *tasks, size_t ntasks,
 	       event_fn cb, void *cb_arg);
 
+/*
+ * fn(arg) runs on runner_run's thread each time the events queued so far
+ * have all been delivered, before it waits for more, and once at the end:
+ * where a caller writes down what a burst of events changed once (deploy's
+ * journal) without leaving the last of them unwritten while it waits.
+ * NULL turns it off.
+ */
+void runner_on_idle(struct runner *r, void (*fn)(void *arg), void *arg);
+
 /* Async-signal-safe: no task starts after this; running ones finish, or
  * with opts.cancel_stops_commands their commands stop (CMD_CANCELLED). */
 void runner_cancel(struct runner *r);

@@ -55,7 +55,8 @@ h = json.load(open(sys.argv[1]))["stages"][0]["hosts"]
 sys.exit(0 if h["dgx02"].get("finished") and h["dgx03"].get("finished") else 1)
 PY
 do
-	[ "$(date +%s)" -lt "$deadline" ] || fail "A never finished dgx02 and dgx03"
+	[ "$(date +%s)" -lt "$deadline" ] || fail "A never finished dgx02 and dgx03: $(cat "$TEST_DIR/a.out";
+		cat "$TEST_DIR/A/$(readlink "$TEST_DIR/A/last")/journal.json"; tail -n 20 "$NODES"/dgx0[23]/log/commands.log)"
 	kill -0 $apid 2>/dev/null || fail "deploy A ended early: $(cat "$TEST_DIR/a.out")"
 	sleep 0.2
 done

@@ -1,7 +1,10 @@
 /*
  * runner.c with local tasks (no hosts): the pool honours --forks, every task
  * runs exactly once, events arrive on the caller's thread in order per task,
- * and a cancelled run starts nothing new.
+ * a cancelled run starts nothing new, and the idle hook runs once the
+ * events so far are delivered, while a task is still running (deploy writes
+ * its journal there: a host's result is not left unwritten while another
+ * host's install goes on).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -139,12 +142,79 @@ static void test_cancelled_run_starts_nothing(void **state)
 	runner_free(r);
 }
 
+/* The idle hook's view: the slow task runs until the hook has seen the two
+ * quick tasks' results delivered, or 10 s pass (then it fails). */
+static atomic_int released;
+
+static int quick(struct task_ctx *t, void *arg)
+{
+	(void)t;
+	(void)arg;
+	return 0;
+}
+
+static int until_released(struct task_ctx *t, void *arg)
+{
+	(void)t;
+	(void)arg;
+	for (int i = 0; i < 1000 && !atomic_load(&released); i++)
+		usleep(10000);
+	return atomic_load(&released) ? 0 : ERR_TIMEOUT;
+}
+
+struct idle_seen {
+	struct seen s;
+	int idles, dones_at_last_idle;
+};
+
+static void on_idle_event(const struct event *ev, void *arg)
+{
+	on_event(ev, &((struct idle_seen *)arg)->s);
+}
+
+static void on_idle(void *arg)
+{
+	struct idle_seen *is = arg;
+
+	if (!pthread_equal(pthread_self(), is->s.main))
+		is->s.order_ok = 0;
+	is->idles++;
+	is->dones_at_last_idle = is->s.dones;
+	if (is->s.dones == 2)
+		atomic_store(&released, 1);
+}
+
+static void test_idle_hook_runs_while_a_task_is_still_running(void **state)
+{
+	struct runner_opts o = { .forks = 3 };
+	struct runner *r;
+	struct err err = ERR_INIT;
+	struct task tasks[3];
+	struct idle_seen is = { .s = { .main = pthread_self(), .order_ok = 1 } };
+
+	(void)state;
+	atomic_store(&released, 0);
+	memset(tasks, 0, sizeof(tasks));
+	tasks[0].fn = until_released;
+	tasks[1].fn = quick;
+	tasks[2].fn = quick;
+	assert_int_equal(runner_new(&empty_inv, &o, &r, &err), 0);
+	runner_on_idle(r, on_idle, &is);
+	assert_int_equal(runner_run(r, tasks, 3, on_idle_event, &is), 0);
+	assert_int_equal(tasks[0].rc, 0); /* released by the hook, not by the 10 s */
+	assert_int_equal(is.s.dones, 3);
+	assert_int_equal(is.dones_at_last_idle, 3); /* the last result too */
+	assert_true(is.s.order_ok);
+	runner_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_forks_bound_parallelism_and_every_task_runs_once),
 		cmocka_unit_test(test_failed_task_gets_an_error_message),
 		cmocka_unit_test(test_cancelled_run_starts_nothing),
+		cmocka_unit_test(test_idle_hook_runs_while_a_task_is_still_running),
 	};
 	return cmocka_run_group_tests_name("runner", tests, NULL, NULL);
 }

@@ -85,13 +85,15 @@ $(O)/sim-bin/sim-shell: sim/login/sim-shell.c
 
 $(O)/gen/sim-assets.c: $(O)/tools/embed $(SIM_TOOLS) $(SIM_BINS) Makefile
 	@mkdir -p $(dir $@)
-	$(O)/tools/embed sim/assets.h sim_asset sim_assets sim_nassets sim/tools/:$(O)/sim-bin/ \
+	$(call say,EMBED,$@)
+	$(Q)$(O)/tools/embed sim/assets.h sim_asset sim_assets sim_nassets sim/tools/:$(O)/sim-bin/ \
 		$(SIM_TOOLS) $(SIM_BINS) > $@.tmp && mv $@.tmp $@
 
 # Templates (manifests, config files, remote scripts) travel the same way.
 $(O)/gen/templates.c: $(O)/tools/embed $(TEMPLATES) Makefile
 	@mkdir -p $(dir $@)
-	$(O)/tools/embed engine/base/template.h template_asset template_assets \
+	$(call say,EMBED,$@)
+	$(Q)$(O)/tools/embed engine/base/template.h template_asset template_assets \
 		template_nassets templates/ $(TEMPLATES) > $@.tmp && mv $@.tmp $@
 
 $(O)/gen/%.o: $(O)/gen/%.c

@@ -77,11 +77,16 @@ $(O)/tools/embed: tools/embed.c
 # sim-shell, the wrapper every simulated command runs through, is C (one
 # process where a script started ten): built plain, whatever the build's
 # sanitizers (the client is what the tests sanitize), and embedded likewise.
+# (Its object is where `make layers` reads its symbols.)
 SIM_BINS := $(O)/sim-bin/sim-shell
-$(O)/sim-bin/sim-shell: sim/login/sim-shell.c
+$(O)/sim/login/sim-shell.o: sim/login/sim-shell.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 $(WARN) -o $@ $<
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 $(WARN) -MMD -MP -c -o $@ $<
+$(O)/sim-bin/sim-shell: $(O)/sim/login/sim-shell.o
+	@mkdir -p $(dir $@)
+	$(call say,LINK,$@)
+	$(Q)$(CC) -o $@ $<
 
 $(O)/gen/sim-assets.c: $(O)/tools/embed $(SIM_TOOLS) $(SIM_BINS) Makefile
 	@mkdir -p $(dir $@)

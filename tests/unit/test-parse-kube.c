@@ -204,6 +204,26 @@ static void test_get_nodes_yaml_node(void **state)
 	assert_jstr_at(j, "nodes/0/creation_timestamp", "2022-07-23T11:55:38Z");
 	json_decref(wide);
 	json_decref(j);
+	/* -o json: the same object in JSON, which is YAML's flow style
+	 * (kubectl's layout, values made up) */
+	{
+		static const char json[] =
+			"{\n    \"apiVersion\": \"v1\",\n    \"kind\": \"Node\",\n"
+			"    \"metadata\": {\n        \"labels\": {\n"
+			"            \"node-role.kubernetes.io/worker\": \"\"\n        },\n"
+			"        \"name\": \"dgx01\"\n    },\n    \"spec\": {},\n"
+			"    \"status\": {\n        \"conditions\": [\n            {\n"
+			"                \"status\": \"True\",\n                \"type\": \"Ready\"\n"
+			"            }\n        ],\n        \"nodeInfo\": {\n"
+			"            \"kubeletVersion\": \"v1.28.2\"\n        }\n    }\n}\n";
+
+		j = parse_text("kubectl-get-nodes-yaml", json, sizeof(json) - 1);
+		assert_jstr_at(j, "format", "json");
+		assert_jstr_at(j, "nodes/0/roles/0", "worker");
+		assert_jstr_at(j, "nodes/0/status", "Ready");
+		assert_jstr_at(j, "nodes/0/version", "v1.28.2");
+		json_decref(j);
+	}
 }
 
 /* The real capture with one line changed (said at each use). */

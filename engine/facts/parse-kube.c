@@ -167,6 +167,9 @@ static int getnodes_line(void *state, struct pline *ln, struct err *err)
 	getnodes_row(st, s);
 	return 0;
 not_kubectl:
+	/* -o yaml or -o json of the same command: say which parser reads it */
+	if (skip_prefix(s, "apiVersion:") || !strcmp(s, "{"))
+		return parse_not_tool(ln->tool, err, "a document: kubectl-get-nodes-yaml reads it");
 	return parse_not_tool(ln->tool, err, "no 'NAME STATUS ROLES AGE VERSION' header");
 }
 
@@ -682,6 +685,9 @@ int parse_kubectl_get_nodes_yaml(const char *buf, size_t len, json_t **ret, stru
 	}
 	/* not a YAML mapping at its first line: another tool's text */
 	json = buf[at] == '{';
+	if (!json && len - at >= 5 && !memcmp(buf + at, "NAME ", 5))
+		return parse_done(parse_not_tool(GNY, err, "a table: kubectl-get-nodes reads it"),
+				  root, ret);
 	if (!json && (len - at < 11 || memcmp(buf + at, "apiVersion:", 11)))
 		return parse_done(parse_not_tool(GNY, err, "no 'apiVersion:' first"), root, ret);
 	rc = ytree_load(&t, GNY, buf + at, len - at, err);

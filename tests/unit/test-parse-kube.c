@@ -321,10 +321,10 @@ static void test_get_nodes_yaml_refused(void **state)
 	expect_error("kubectl-get-nodes-yaml", "../../inventory/good-minimal.yaml",
 		     "not kubectl-get-nodes-yaml output (no 'apiVersion:' first)");
 	expect_error("kubectl-get-nodes-yaml", "../kubectl-get-nodes/plain_gke_2_gpu_nodes.txt",
-		     "not kubectl-get-nodes-yaml output");
-	/* and the other way round */
+		     "not kubectl-get-nodes-yaml output (a table: kubectl-get-nodes reads it)");
+	/* and the other way round, naming the parser that reads it */
 	expect_error("kubectl-get-nodes", "../kubectl-get-nodes-yaml/" GNY_NODE,
-		     "not kubectl-get-nodes output");
+		     "not kubectl-get-nodes output (a document: kubectl-get-nodes-yaml reads it)");
 }
 
 int main(void)

@@ -19,11 +19,16 @@
 
 static void list_parsers(FILE *out)
 {
-	size_t n;
+	size_t n, w = 0;
 	const struct parser *p = parser_list(&n);
 
+	/* one column for the summaries, as wide as the longest name
+	 * (kubectl-get-nodes-yaml) so that they line up */
 	for (size_t i = 0; i < n; i++)
-		fprintf(out, "  %-18s %s\n", p[i].name, p[i].summary);
+		if (strlen(p[i].name) > w)
+			w = strlen(p[i].name);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "  %-*s %s\n", (int)w, p[i].name, p[i].summary);
 }
 
 static int read_input(const char *path, struct strbuf *sb, struct err *err)

@@ -21,6 +21,7 @@ static const struct parser parsers[] = {
 	{ "ibv_devinfo", "verbs devices and ports (ibv_devinfo, -v, -vv)", parse_ibv_devinfo },
 	{ "kubectl-describe-node", "a node's description: labels, taints, conditions, capacity, allocatable, allocated (kubectl/oc describe node)", parse_kubectl_describe_node },
 	{ "kubectl-get-nodes", "nodes with status, roles, version (kubectl/oc get nodes, -o wide)", parse_kubectl_get_nodes },
+	{ "kubectl-get-nodes-yaml", "whole Node objects: status, roles, version, addresses, labels, taints, capacity, allocatable, conditions (kubectl/oc get nodes -o yaml|json, get node NAME -o yaml)", parse_kubectl_get_nodes_yaml },
 	{ "lsmod", "loaded kernel modules (lsmod, also grepped lines)", parse_lsmod },
 	{ "lspci", "PCI devices with PCIe link capability/status (lspci -vvv, or its LnkCap/LnkSta lines)", parse_lspci },
 	{ "meminfo", "memory sizes in KiB: MemTotal, MemAvailable, ... (/proc/meminfo)", parse_meminfo },

@@ -82,7 +82,7 @@ json_t *dcgmi_diag_problems(const json_t *diag);
 parse_fn parse_nccl_tests, parse_nccl_debug, parse_tf_cnn_benchmarks, parse_dle_resnet50,
 	parse_horovod_synthetic;
 /* parse-kube.c */
-parse_fn parse_kubectl_get_nodes, parse_kubectl_describe_node;
+parse_fn parse_kubectl_get_nodes, parse_kubectl_describe_node, parse_kubectl_get_nodes_yaml;
 /* parse-sshpeer.c */
 parse_fn parse_ssh_peer;
 

@@ -9,8 +9,9 @@
 # mounts), mount /gpfs on dgx02, run batch 3, and a plain deploy after it
 # changes nothing. The quorum sampler (scale-lib.sh) runs all through:
 # never fewer than 2 of the 3 quorum nodes active. Before the fix the
-# resume took "active" for started: dgx02 stayed unmounted and the next
-# deploy's scale_remote_mount mounted it (1 change).
+# resume took "active" for started: dgx02 stayed unmounted, b2-verify-rdma
+# failed and batch 3 never ran; and after the ^C the run called dgx03,
+# which it had kept from starting, "failed at b3-scale-stop".
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/scale-lib.sh"
 [ "$(uname -m)" = x86_64 ] || skip x86_64 "the test bundles are x86_64 binaries"
@@ -63,12 +64,20 @@ cut() {
 		sleep 0.02
 	done
 	kill -"$sig" $pid
-	wait $pid; rc=$?
+	# (to /dev/null: dash says "Killed" of a SIGKILLed job)
+	wait $pid 2>/dev/null; rc=$?
 	[ $rc -ne 0 ] || { quorum_sampler_stop; fail "$sig: the cut upgrade exited 0: $(cat "$TEST_DIR/cut.out")"; }
 	# (the command's words are quoted in the log)
 	tail -n +$((seen + 1)) "$log" | grep -Eq "mmmount[^a-z]+all[^a-z]+-N[^a-z]+dgx02" &&
 		{ quorum_sampler_stop; fail "$sig: cut too late, dgx02 was mounted already: $(cat "$TEST_DIR/cut.out")"; }
 	ofed 3 | grep -qx "MLNX_OFED_LINUX-$rel:" && { quorum_sampler_stop; fail "$sig: batch 3 ran before the cut"; }
+	# one ^C: the run says where each node stands (dgx03 was kept from
+	# starting, not failed)
+	if [ "$sig" = INT ]; then
+		grep -Eq "^  dgx02 +interrupted at b2-scale-start \(--resume goes on from there\)$" "$TEST_DIR/cut.out" &&
+			grep -Eq "^  dgx03 +untouched \(its batch did not start\)$" "$TEST_DIR/cut.out" ||
+			{ quorum_sampler_stop; fail "$sig: node states: $(cat "$TEST_DIR/cut.out")"; }
+	fi
 	# the daemon goes active without its mount
 	i=0
 	until states | grep -q " dgx02  *active"; do

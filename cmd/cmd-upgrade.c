@@ -228,7 +228,8 @@ static int write_file(const char *path, const char *buf, size_t len, struct err 
 
 /*
  * After the run, one line per node from the last run's journal: upgraded,
- * failed at a stage, stopped part-way, or untouched (its batch never began).
+ * failed at a stage, interrupted in one (^C cut it), stopped part-way, or
+ * untouched (its batch never began; a ^C kept it from starting).
  */
 /*
  * A finished upgrade: its releases recorded in STATE/upgrade/releases (a
@@ -286,12 +287,14 @@ static void print_node_states(const struct inventory *inv, const char *state)
 	printf("nodes:\n");
 	for (size_t h = 0; h < inv->nhosts; h++) {
 		const char *name = inv->hosts[h].name, *failed = NULL, *last_done = NULL;
+		const char *cut = NULL;
 		size_t n = 0, done = 0;
 
 		if (inv->hosts[h].roles & (1u << ROLE_IB_SWITCH))
 			continue;
 		for (size_t s = 0; s < stages.n; s++) {
 			const char *st = journal_host_status(j, stages.v[s], name);
+			const char *why = journal_host_reason(j, stages.v[s], name);
 
 			if (!st)
 				continue;
@@ -299,12 +302,19 @@ static void print_node_states(const struct inventory *inv, const char *state)
 			if (!strcmp(st, "ok") || !strcmp(st, "changed")) {
 				done++;
 				last_done = stages.v[s];
+			} else if (!strcmp(st, "interrupted")) {
+				/* a stage ^C kept from starting is no failure; one it
+				 * cut is where --resume goes on */
+				if (!cut && !(why && !strcmp(why, "interrupted: not started")))
+					cut = stages.v[s];
 			} else if (!failed && strcmp(st, "skipped")) {
 				failed = stages.v[s];
 			}
 		}
 		if (n && done == n)
 			printf("  %-12s upgraded\n", name);
+		else if (cut && !failed)
+			printf("  %-12s interrupted at %s (--resume goes on from there)\n", name, cut);
 		else if (failed)
 			printf("  %-12s failed at %s (left as it failed; --resume retries it)\n",
 			       name, failed);

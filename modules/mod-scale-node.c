@@ -9,7 +9,11 @@
  * rebuilds the portability layer for the running kernel (mmbuildgpl: an
  * OFED or kernel change may need it), runs mmstartup, waits until the node
  * is active and mounts its file systems (mmmount all). Each command runs on
- * the node itself. A node without Spectrum Scale is left alone.
+ * the node itself. A node without Spectrum Scale is left alone. A start is
+ * done when the daemon is active and every file system mmlsmount lists is
+ * mounted there: the daemon goes active on its own after mmstartup, so a
+ * run cut before its mmmount leaves an active node unmounted, and the
+ * resume mounts it (issue 24).
  *
  * Deploy's restarts (issue 28) use the same two halves. owed (read-only)
  * compares what the daemon runs with (mmdiag --config) with what the
@@ -263,6 +267,46 @@ static int running_drift(struct mod_ctx *mc, struct strbuf *drift)
 	return rc;
 }
 
+/*
+ * The file systems (mmlsmount all -L) not mounted on this node, ", "
+ * between names. mmlsmount says "No file systems were found." and exits 1
+ * on a cluster that has none (the stand-in's, sim-gpfs-lib.sh): nothing
+ * for mmmount all to mount.
+ */
+static int not_mounted(struct mod_ctx *mc, struct strbuf *out)
+{
+	static const char *const argv[] = { "mmlsmount", "all", "-L", NULL };
+	struct cmd_result res;
+	struct err perr = ERR_INIT;
+	json_t *m = NULL, *fs, *row;
+	size_t i, k;
+	int rc = scale_mm(mc, argv, &res);
+
+	if (rc || (res.exit_status && res.out.len &&
+		   strstr(res.out.buf, "No file systems were found")))
+		goto out;
+	if (res.exit_status)
+		rc = mod_fail(mc, ERR_REMOTE, "mmlsmount all -L on %s exited %d: %s", mod_host(mc),
+			      res.exit_status, res.err.len ? res.err.buf : res.out.buf);
+	else if (parse_mmlsmount(res.out.buf, res.out.len, &m, &perr))
+		rc = mod_fail(mc, ERR_PARSE, "mmlsmount on %s: %s", mod_host(mc), err_msg(&perr));
+	json_array_foreach(json_object_get(m, "filesystems"), i, fs) {
+		bool here = false;
+
+		json_array_foreach(json_object_get(fs, "nodes"), k, row)
+			here |= scale_same_node(json_string_value(json_object_get(row, "node")),
+						mod_host(mc));
+		if (!here)
+			strbuf_addf(out, "%s%s", out->len ? ", " : "",
+				    json_string_value(json_object_get(fs, "name")) ?: "?");
+	}
+out:
+	json_decref(m);
+	err_clear(&perr);
+	cmd_result_release(&res);
+	return rc;
+}
+
 /* owed: the journal's record of the restart this node is owed, read-only. */
 static int check_owed(struct mod_ctx *mc, const char *state)
 {
@@ -304,7 +348,7 @@ static int check_restart(struct mod_ctx *mc, const char *state)
 
 static int sn_check(struct mod_ctx *mc)
 {
-	struct strbuf state = STRBUF_INIT;
+	struct strbuf state = STRBUF_INIT, unmounted = STRBUF_INIT;
 	const char *action = mod_param_str(mc, "action");
 	bool stop = !strcmp(action, "stop");
 	int rc = own_state(mc, &state);
@@ -322,7 +366,13 @@ static int sn_check(struct mod_ctx *mc)
 	else if (!stop && strcmp(state.buf, "active"))
 		mod_change(mc, NULL, "GPFS %s -> active (mmbuildgpl, mmstartup, mmmount all)",
 			   state.buf);
+	else if (!stop && !(rc = not_mounted(mc, &unmounted)) && unmounted.len) {
+		mod_set(mc, "start", "mount");
+		mod_change(mc, NULL, "mount %s on %s (mmmount all): GPFS is active there, not "
+			   "mounted (a start cut before its mount)", unmounted.buf, mod_host(mc));
+	}
 out:
+	strbuf_release(&unmounted);
 	strbuf_release(&state);
 	return rc;
 }
@@ -360,8 +410,12 @@ static int start(struct mod_ctx *mc)
 	const char *up[] = { "mmstartup", "-N", mod_host(mc), NULL };
 	const char *mount[] = { "mmmount", "all", "-N", mod_host(mc), NULL };
 	struct cmd_result res;
-	int rc = scale_mm(mc, gpl, &res);
+	int rc;
 
+	/* active already (check): only the mount of a cut start is missing */
+	if (!strcmp(mod_get(mc, "start"), "mount"))
+		return scale_run(mc, mount);
+	rc = scale_mm(mc, gpl, &res);
 	if (!rc && res.exit_status) {
 		/* mmbuildgpl says what is missing in its last lines before "failed". */
 		const char *why = strstr(res.out.buf, "Cannot find a valid kernel header");

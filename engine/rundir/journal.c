@@ -238,6 +238,14 @@ const char *journal_host_status(const struct journal *j, const char *stage,
 								    host), "status")) : NULL;
 }
 
+const char *journal_host_reason(const struct journal *j, const char *stage, const char *host)
+{
+	json_t *s = find_stage(j, stage);
+
+	return s ? json_string_value(json_object_get(json_object_get(json_object_get(s, "hosts"),
+								    host), "reason")) : NULL;
+}
+
 int journal_stage_version(const struct journal *j, const char *stage)
 {
 	json_t *s = find_stage(j, stage);

@@ -62,6 +62,8 @@ void journal_host_done(struct journal *j, const char *stage, const char *host,
 /* "ok", "changed", ...; NULL when the journal has no entry. */
 const char *journal_host_status(const struct journal *j, const char *stage,
 				const char *host);
+/* Why a host ended a stage as it did; NULL when the entry has no reason. */
+const char *journal_host_reason(const struct journal *j, const char *stage, const char *host);
 /* The module version a stage ran with; -1 when the journal has no such stage. */
 int journal_stage_version(const struct journal *j, const char *stage);
 /* True when the entry is ok or changed. */

@@ -69,6 +69,9 @@ static void test_round_trip(void **state)
 	assert_true(journal_host_completed(k, "memlock", "dgx01"));
 	assert_false(journal_host_completed(k, "memlock", "dgx02"));
 	assert_false(journal_host_completed(k, "nouveau", "dgx01"));
+	assert_string_equal(journal_host_reason(k, "nouveau", "dgx01"), "apply: no");
+	assert_null(journal_host_reason(k, "memlock", "dgx01"));
+	assert_null(journal_host_reason(k, "nosuch", "dgx01"));
 	root = journal_json(k);
 	assert_int_equal(json_array_size(json_object_get(root, "attempts")), 1);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(

@@ -52,7 +52,7 @@ PY
 for t in getenforce ibnetdiscover ibstat ibstatus ibv_devinfo lsmod lspci mmgetstate mmlscluster \
 	mmlsconfig mmlsmount mmremotecluster mmremotefs nccl-tests nvidia-smi \
 	nvidia-smi-q nvidia-smi-topo ofed_info os-release perftest sminfo tf_cnn_benchmarks \
-	dle-resnet50 nccl-debug horovod-synthetic kubectl-get-nodes kubectl-describe-node saquery mmlsfileset; do
+	dle-resnet50 nccl-debug horovod-synthetic kubectl-get-nodes kubectl-describe-node saquery mmlsfileset mmlslicense; do
 	grep -q "^  $t " "$OUT" || fail "--list lacks $t"
 	[ -d "$FIX/$t" ] || fail "no fixtures for $t"
 done

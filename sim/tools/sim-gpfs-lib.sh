@@ -706,6 +706,65 @@ gpfs_chlicense() {
 	gpfs_propagating
 }
 
+# mmlslicense [-Y]: the licence each node needs and has, from the license
+# column of $G/nodes (what mmchlicense sets; mmcrcluster and mmaddnode add
+# nodes with none). A quorum or manager node needs a server licence, any
+# other a client one (IBM's mmchlicense page: the client licence does not
+# authorise the quorum, manager, configuration manager or NSD server roles).
+# -Y: GPFS's parseable layout, the header and rows as in the real capture
+# tests/fixtures/tools/mmlslicense/ (see its SOURCES.md: every row repeats
+# the cluster's counts; an unlicensed node's designatedLicense is "none").
+# Without -Y: the "Summary information" of IBM's mmlslicense page (4.2
+# example). -L has no real capture of its layout: refused, not guessed.
+mmlslicense() {
+	_ll_y=0
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-Y) _ll_y=1;;
+		-L | --capacity | --formatted | --licensed-usage | --ilmt-data)
+			echo "mmlslicense: $1 is not simulated (no real capture of its layout); use -Y" >&2
+			exit 2;;
+		*) echo "Usage: mmlslicense [-Y] [-L | --capacity [--formatted]]" >&2; exit 1;;
+		esac
+		shift
+	done
+	gpfs_require_member
+	sort -n "$G/nodes" | awk -v y="$_ll_y" '
+	{
+		name[NR] = $2; des[NR] = $5
+		req[NR] = ($4 ~ /quorum|manager/) ? "server" : "client"
+		if (des[NR] == "server") ls++
+		else if (des[NR] == "client") lc++
+		else if (des[NR] == "fpo") lf++
+		if (req[NR] == "server" && des[NR] != "server") us++
+		if (req[NR] == "client" && des[NR] == "none") uc++
+	}
+	END {
+		if (y) {
+			print "mmlslicense::HEADER:version:reserved:reserved:nodeName:requiredLicense:designatedLicense:totalNodes:licensedServers:licensedClients:unlicensedServers:unlicensedClients:licensedFpo:"
+			for (i = 1; i <= NR; i++)
+				printf "mmlslicense::0:1:::%s:%s:%s:%d:%d:%d:%d:%d:%d:\n", name[i], req[i], des[i], NR, ls, lc, us, uc, lf
+			exit
+		}
+		print "Summary information"
+		print "---------------------"
+		print "Number of nodes defined in the cluster: " NR
+		print "Number of nodes with server license designation: " ls + 0
+		print "Number of nodes with client license designation: " lc + 0
+		print "Number of nodes still requiring server license designation: " us + 0
+		print "Number of nodes still requiring client license designation: " uc + 0
+	}'
+}
+
+# gpfs_set_license NAME LICENSE: the license column of NAME in $G/nodes,
+# changed without any mm command (sim-gpfs-license: what happens behind
+# bringup's back). Run under the lock.
+gpfs_set_license() {
+	gpfs_member "$1" || gpfs_fail "Incorrect node $1 specified for command."
+	awk -v n="$1" -v l="$2" '$2 == n { $5 = l } { print }' "$G/nodes" >"$G/nodes.tmp" &&
+		mv "$G/nodes.tmp" "$G/nodes"
+}
+
 # gpfs_parse_targets ARGS...: sets TARGETS from -a / -N NODES / nothing
 # (this node), ignoring the other options.
 gpfs_parse_targets() {

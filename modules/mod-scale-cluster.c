@@ -8,7 +8,9 @@
  * none (mmcrcluster with quorum and manager designations from scale_quorum
  * and scale_manager, ssh/scp, autoload), or adds only the missing nodes
  * with one mmaddnode, accepts the licences by role (server for quorum and
- * manager nodes, client for the others), creates or completes the node
+ * manager nodes, client for the others) for the nodes it adds and, read
+ * from mmlslicense -Y every run, for any node whose licence is missing or
+ * below its role, creates or completes the node
  * classes of gpfs_nodeclass, and with `start` starts the daemons that are
  * down (one mmstartup -N) and waits, bounded, until mmgetstate says active
  * (arbitrating is on its way there). Nodes that failed an earlier stage are
@@ -78,27 +80,97 @@ static void descriptors(const struct scale_nodes *ns, const struct strlist *name
 				    scale_designation(&ns->v[i]));
 }
 
-/* Licences by role for the nodes the cluster gains. */
+/*
+ * Licences by role (IBM's mmchlicense page: a client licence does not
+ * authorise the quorum, manager, configuration manager or NSD server roles;
+ * those need a server licence). The nodes the cluster gains get theirs
+ * with it; every other node of the run is audited against `mmlslicense
+ * -Y` (lic, NULL for a new cluster), every run: a licence removed or
+ * downgraded behind bringup's back is a change, one per node. A node needs
+ * a server licence when the inventory makes it a quorum or manager node,
+ * or when GPFS itself says so (requiredLicense: roles bringup does not
+ * set, such as NSD server). A licence above the need is left alone:
+ * downgrading is a purchasing decision, not drift.
+ */
+static bool lic_is_server(const char *d)
+{
+	/* "fpo-server" was seen in designatedLicense for a server-licensed node
+	 * (github.com/idiv-biodiversity/ansible-role-mmmodules pull 2) */
+	return d && strstr(d, "server");
+}
+
+static bool lic_is_any(const char *d)
+{
+	return d && (lic_is_server(d) || !strcmp(d, "client") || !strcmp(d, "fpo"));
+}
+
+static const json_t *lic_row(const json_t *lic, const char *node)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(json_object_get(lic, "nodes"), i, r)
+		if (scale_same_node(json_string_value(json_object_get(r, "name")), node))
+			return r;
+	return NULL;
+}
+
 static void plan_licences(struct mod_ctx *mc, const struct scale_nodes *ns,
-			  const struct strlist *added)
+			  const struct strlist *wanted, const struct strlist *added,
+			  const json_t *lic)
 {
 	struct strlist server = STRLIST_INIT, client = STRLIST_INIT;
+	struct strlist new_server = STRLIST_INIT, new_client = STRLIST_INIT;
 	struct strbuf s = STRBUF_INIT, c = STRBUF_INIT;
 
-	for (size_t i = 0; i < ns->n; i++)
-		if (strlist_index(added, ns->v[i].name) >= 0)
-			strlist_push(ns->v[i].quorum || ns->v[i].manager ? &server : &client,
-				     ns->v[i].name);
-	scale_join(&server, ",", &s);
-	scale_join(&client, ",", &c);
-	mod_set(mc, "lic_server", s.buf);
-	mod_set(mc, "lic_client", c.buf);
+	for (size_t i = 0; i < ns->n; i++) {
+		const struct scale_node *n = &ns->v[i];
+		const json_t *row;
+		const char *req, *have;
+		bool role = n->quorum || n->manager, need_server;
+
+		if (strlist_index(added, n->name) >= 0) {
+			strlist_push(role ? &new_server : &new_client, n->name);
+			continue;
+		}
+		if (strlist_index(wanted, n->name) < 0 || !(row = lic_row(lic, n->name)))
+			continue;
+		req = json_string_value(json_object_get(row, "required"));
+		have = json_string_value(json_object_get(row, "designated"));
+		need_server = role || (req && !strcmp(req, "server"));
+		if (need_server ? lic_is_server(have) : lic_is_any(have))
+			continue;
+		strlist_push(need_server ? &server : &client, n->name);
+		mod_change(mc, NULL, "licence of %s: %s (mmlslicense), %s needs a %s licence: "
+			   "mmchlicense %s --accept -N %s", n->name,
+			   have && *have ? have : "none",
+			   role ? (n->quorum && n->manager ? "a quorum-manager node" :
+				   n->quorum ? "a quorum node" : "a manager node") :
+			   need_server ? "what GPFS runs there (requiredLicense server)" :
+			   "a client node", need_server ? "server" : "client",
+			   need_server ? "server" : "client", n->name);
+	}
+	scale_join(&new_server, ",", &s);
+	scale_join(&new_client, ",", &c);
 	if (s.len)
 		mod_change(mc, NULL, "accept server licences (mmchlicense server --accept): %s", s.buf);
 	if (c.len)
 		mod_change(mc, NULL, "accept client licences (mmchlicense client --accept): %s", c.buf);
+	/* one mmchlicense per licence type for new and audited nodes alike */
+	for (size_t i = 0; i < server.n; i++)
+		strlist_push(&new_server, server.v[i]);
+	for (size_t i = 0; i < client.n; i++)
+		strlist_push(&new_client, client.v[i]);
+	strbuf_reset(&s);
+	strbuf_reset(&c);
+	scale_join(&new_server, ",", &s);
+	scale_join(&new_client, ",", &c);
+	mod_set(mc, "lic_server", s.buf);
+	mod_set(mc, "lic_client", c.buf);
 	strlist_clear(&server);
 	strlist_clear(&client);
+	strlist_clear(&new_server);
+	strlist_clear(&new_client);
 	strbuf_release(&s);
 	strbuf_release(&c);
 }
@@ -173,13 +245,14 @@ static int sc_check(struct mod_ctx *mc)
 {
 	static const char *const lscluster[] = { "mmlscluster", NULL };
 	static const char *const lsnodeclass[] = { "mmlsnodeclass", NULL };
+	static const char *const lslicense[] = { "mmlslicense", "-Y", NULL };
 	const char *name = mod_param_str(mc, "cluster_name");
 	struct scale_nodes ns;
 	struct strlist wanted = STRLIST_INIT, added = STRLIST_INIT;
 	struct strbuf desc = STRBUF_INIT, left = STRBUF_INIT;
 	struct cmd_result res;
 	struct err perr = ERR_INIT;
-	json_t *cl = NULL, *nc = NULL;
+	json_t *cl = NULL, *nc = NULL, *lic = NULL;
 	bool have_cluster = false, join = mod_param_bool(mc, "join");
 	int rc;
 
@@ -244,7 +317,8 @@ static int sc_check(struct mod_ctx *mc)
 		if (added.n)
 			mod_change(mc, NULL, "add %zu nodes to GPFS cluster %s in one call "
 				   "(mmaddnode -N): %s", added.n, is ? is : "", desc.buf);
-		if ((rc = scale_mm_parsed(mc, lsnodeclass, parse_mmlsnodeclass, &nc)))
+		if ((rc = scale_mm_parsed(mc, lsnodeclass, parse_mmlsnodeclass, &nc)) ||
+		    (rc = scale_mm_parsed(mc, lslicense, parse_mmlslicense, &lic)))
 			goto out;
 	} else if (!join) {
 		cmd_result_release(&res);
@@ -265,7 +339,7 @@ static int sc_check(struct mod_ctx *mc)
 			   added.n, desc.buf);
 		cmd_result_release(&res);
 	}
-	plan_licences(mc, &ns, &added);
+	plan_licences(mc, &ns, &wanted, &added, lic);
 	plan_classes(mc, &ns, &wanted, nc);
 start:
 	if (mod_param_bool(mc, "start"))
@@ -276,6 +350,7 @@ out_res:
 out:
 	json_decref(cl);
 	json_decref(nc);
+	json_decref(lic);
 	err_clear(&perr);
 	strlist_clear(&wanted);
 	strlist_clear(&added);
@@ -404,7 +479,8 @@ static int sc_apply(struct mod_ctx *mc)
 const struct stage_module mod_scale_cluster = {
 	.name = "scale_cluster",
 	.summary = "the Spectrum Scale client cluster: mmcrcluster or one mmaddnode for the "
-		   "missing nodes, licences, node classes, mmstartup (run once on a manager)",
+		   "missing nodes, licences (audited every run), node classes, mmstartup (run once on a "
+		   "manager)",
 	.version = 1,
 	.flags = MOD_ONCE,
 	.params = params,

@@ -583,7 +583,16 @@ mmaddnode() {
 	gpfs_locked gpfs_addnode "$nodes"
 }
 
+# A node the admin node cannot reach over the cluster's remote shell
+# ($C/unreachable/NAME: the unreachable or peer-ssh-denied fault) does not
+# stop the command: it is processed, named "cannot be reached", listed as
+# not added, and the others join; the command still completes (exit 0), as
+# in the real capture tests/fixtures/other-tools/mmaddnode/ (SOURCES.md).
+# The two messages go to stderr, where GPFS's printErrorMsg writes (the
+# capture is a terminal's, both streams). No node added at all fails
+# (the sim's wording: no capture of that case).
 gpfs_addnode() {
+	_an_bad= _an_ok=0
 	for d in $(gpfs_node_list "$1"); do
 		r=$(gpfs_resolve "${d%%:*}")
 		[ -n "$r" ] || gpfs_fail "Incorrect node ${d%%:*} specified for command."
@@ -593,8 +602,21 @@ gpfs_addnode() {
 			gpfs_fail "$n:  /usr/lpp/mmfs/bin/mmremote: No such file or directory"
 		des=$(gpfs_designation "$d")
 		echo "$(gpfs_stamp): mmaddnode: Processing node $n"
+		if [ -e "$C/unreachable/$n" ]; then
+			_an_bad="$_an_bad $n"
+			continue
+		fi
 		gpfs_add_node $r "$des" none
+		_an_ok=1
 	done
+	if [ -n "$_an_bad" ]; then
+		for n in $_an_bad; do echo "mmaddnode: $n cannot be reached." >&2; done
+		echo "mmaddnode: The following nodes could not be added to the GPFS cluster:" >&2
+		for n in $_an_bad; do printf '\t\t%s\n' "$n" >&2; done
+		echo "   Correct the problems and use the mmaddnode command to add these nodes" >&2
+		echo "   to the cluster." >&2
+		[ "$_an_ok" = 1 ] || gpfs_fail "No nodes were added to the cluster."
+	fi
 	echo "mmaddnode: Command successfully completed"
 	gpfs_license_warning
 	gpfs_propagating

@@ -1037,11 +1037,18 @@ EOS
 }
 
 # gpfs_load_now LABEL ATTR VALUE: -i/-I reach the running daemons of LABEL's nodes.
+# VALUE DEFAULT deletes LABEL's own value (IBM's mmchconfig page), so the
+# daemon runs with what applies without it: the node's class or [common]
+# value (gpfs_effective on the configuration just written), else GPFS's
+# default (no line: mmdiag --config shows the default).
 gpfs_load_now() {
 	if [ "$1" = common ]; then _ln_t=$(gpfs_node_list all); else _ln_t=$(gpfs_node_list "$1"); fi
 	for _ln_n in $_ln_t; do
 		[ -f "$G/loaded/$_ln_n" ] || continue
-		awk -v a="$2" -v v="$3" '
+		_ln_v=$3
+		[ "$_ln_v" != DEFAULT ] ||
+			_ln_v=$(gpfs_effective "$_ln_n" | awk -v a="$2" '$1 == a { v = substr($0, length(a) + 2) } END { print (v == "" ? "DEFAULT" : v) }')
+		awk -v a="$2" -v v="$_ln_v" '
 		$1 == a { if (v != "DEFAULT") print a, v; f = 1; next }
 		{ print }
 		END { if (!f && v != "DEFAULT") print a, v }' "$G/loaded/$_ln_n" >"$G/loaded/$_ln_n.tmp" &&

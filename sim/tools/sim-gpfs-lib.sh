@@ -736,8 +736,11 @@ gpfs_chlicense() {
 # -Y: GPFS's parseable layout, the header and rows as in the real capture
 # tests/fixtures/tools/mmlslicense/ (see its SOURCES.md: every row repeats
 # the cluster's counts; an unlicensed node's designatedLicense is "none").
-# Without -Y: the "Summary information" of IBM's mmlslicense page (4.2
-# example). -L has no real capture of its layout: refused, not guessed.
+# Without -Y: the summary of the real 5.0 capture in
+# tests/fixtures/other-tools/mmlslicense/ (labels padded to 65 columns, the
+# FPO line, the edition last: Data Management, what sim-scale-bundle's
+# gpfs.license.dm installs). -L has no real capture of its layout: refused,
+# not guessed.
 mmlslicense() {
 	_ll_y=0
 	while [ $# -gt 0 ]; do
@@ -768,13 +771,16 @@ mmlslicense() {
 				printf "mmlslicense::0:1:::%s:%s:%s:%d:%d:%d:%d:%d:%d:\n", name[i], req[i], des[i], NR, ls, lc, us, uc, lf
 			exit
 		}
-		print "Summary information"
+		print ""
+		print " Summary information "
 		print "---------------------"
-		print "Number of nodes defined in the cluster: " NR
-		print "Number of nodes with server license designation: " ls + 0
-		print "Number of nodes with client license designation: " lc + 0
-		print "Number of nodes still requiring server license designation: " us + 0
-		print "Number of nodes still requiring client license designation: " uc + 0
+		printf "%-65s%d\n", "Number of nodes defined in the cluster:", NR
+		printf "%-65s%d\n", "Number of nodes with server license designation:", ls
+		printf "%-65s%d\n", "Number of nodes with FPO license designation:", lf
+		printf "%-65s%d\n", "Number of nodes with client license designation:", lc
+		printf "%-65s%d\n", "Number of nodes still requiring server license designation:", us
+		printf "%-65s%d\n", "Number of nodes still requiring client license designation:", uc
+		print "This node runs IBM Spectrum Scale Data Management Edition"
 	}'
 }
 

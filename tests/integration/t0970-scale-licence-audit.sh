@@ -34,8 +34,8 @@ licence dgx04 none || fail "sim-gpfs-license dgx04 none"
 licence dgx02 client || fail "sim-gpfs-license dgx02 client"
 [ "$(designations)" = "dgx01=server/server dgx02=server/client dgx03=server/server dgx04=client/none " ] ||
 	fail "mmlslicense does not show the licences taken: $(designations)"
-mm mmlslicense | grep -qx "Number of nodes still requiring server license designation: 1" &&
-	mm mmlslicense | grep -qx "Number of nodes still requiring client license designation: 1" ||
+mm mmlslicense | grep -qx "Number of nodes still requiring server license designation:      1" &&
+	mm mmlslicense | grep -qx "Number of nodes still requiring client license designation:      1" ||
 	fail "mmlslicense summary: $(mm mmlslicense)"
 
 before=$(cd "$D" && find cluster/gpfs -type f -exec sha256sum {} + | LC_ALL=C sort)

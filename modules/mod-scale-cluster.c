@@ -8,7 +8,9 @@
  * none (mmcrcluster with quorum and manager designations from scale_quorum
  * and scale_manager, ssh/scp, autoload), or adds only the missing nodes
  * with one mmaddnode, accepts the licences by role (server for quorum and
- * manager nodes, client for the others), creates or completes the node
+ * manager nodes, client for the others) for the nodes it adds and, read
+ * from mmlslicense -Y every run, for any node whose licence is missing or
+ * below its role, creates or completes the node
  * classes of gpfs_nodeclass, and with `start` starts the daemons that are
  * down (one mmstartup -N) and waits, bounded, until mmgetstate says active
  * (arbitrating is on its way there). Nodes that failed an earlier stage are
@@ -78,27 +80,97 @@ static void descriptors(const struct scale_nodes *ns, const struct strlist *name
 				    scale_designation(&ns->v[i]));
 }
 
-/* Licences by role for the nodes the cluster gains. */
+/*
+ * Licences by role (IBM's mmchlicense page: a client licence does not
+ * authorise the quorum, manager, configuration manager or NSD server roles;
+ * those need a server licence). The nodes the cluster gains get theirs
+ * with it; every other node of the run is audited against `mmlslicense
+ * -Y` (lic, NULL for a new cluster), every run: a licence removed or
+ * downgraded behind bringup's back is a change, one per node. A node needs
+ * a server licence when the inventory makes it a quorum or manager node,
+ * or when GPFS itself says so (requiredLicense: roles bringup does not
+ * set, such as NSD server). A licence above the need is left alone:
+ * downgrading is a purchasing decision, not drift.
+ */
+static bool lic_is_server(const char *d)
+{
+	/* "fpo-server" was seen in designatedLicense for a server-licensed node
+	 * (github.com/idiv-biodiversity/ansible-role-mmmodules pull 2) */
+	return d && strstr(d, "server");
+}
+
+static bool lic_is_any(const char *d)
+{
+	return d && (lic_is_server(d) || !strcmp(d, "client") || !strcmp(d, "fpo"));
+}
+
+static const json_t *lic_row(const json_t *lic, const char *node)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(json_object_get(lic, "nodes"), i, r)
+		if (scale_same_node(json_string_value(json_object_get(r, "name")), node))
+			return r;
+	return NULL;
+}
+
 static void plan_licences(struct mod_ctx *mc, const struct scale_nodes *ns,
-			  const struct strlist *added)
+			  const struct strlist *wanted, const struct strlist *added,
+			  const json_t *lic)
 {
 	struct strlist server = STRLIST_INIT, client = STRLIST_INIT;
+	struct strlist new_server = STRLIST_INIT, new_client = STRLIST_INIT;
 	struct strbuf s = STRBUF_INIT, c = STRBUF_INIT;
 
-	for (size_t i = 0; i < ns->n; i++)
-		if (strlist_index(added, ns->v[i].name) >= 0)
-			strlist_push(ns->v[i].quorum || ns->v[i].manager ? &server : &client,
-				     ns->v[i].name);
-	scale_join(&server, ",", &s);
-	scale_join(&client, ",", &c);
-	mod_set(mc, "lic_server", s.buf);
-	mod_set(mc, "lic_client", c.buf);
+	for (size_t i = 0; i < ns->n; i++) {
+		const struct scale_node *n = &ns->v[i];
+		const json_t *row;
+		const char *req, *have;
+		bool role = n->quorum || n->manager, need_server;
+
+		if (strlist_index(added, n->name) >= 0) {
+			strlist_push(role ? &new_server : &new_client, n->name);
+			continue;
+		}
+		if (strlist_index(wanted, n->name) < 0 || !(row = lic_row(lic, n->name)))
+			continue;
+		req = json_string_value(json_object_get(row, "required"));
+		have = json_string_value(json_object_get(row, "designated"));
+		need_server = role || (req && !strcmp(req, "server"));
+		if (need_server ? lic_is_server(have) : lic_is_any(have))
+			continue;
+		strlist_push(need_server ? &server : &client, n->name);
+		mod_change(mc, NULL, "licence of %s: %s (mmlslicense), %s needs a %s licence: "
+			   "mmchlicense %s --accept -N %s", n->name,
+			   have && *have ? have : "none",
+			   role ? (n->quorum && n->manager ? "a quorum-manager node" :
+				   n->quorum ? "a quorum node" : "a manager node") :
+			   need_server ? "what GPFS runs there (requiredLicense server)" :
+			   "a client node", need_server ? "server" : "client",
+			   need_server ? "server" : "client", n->name);
+	}
+	scale_join(&new_server, ",", &s);
+	scale_join(&new_client, ",", &c);
 	if (s.len)
 		mod_change(mc, NULL, "accept server licences (mmchlicense server --accept): %s", s.buf);
 	if (c.len)
 		mod_change(mc, NULL, "accept client licences (mmchlicense client --accept): %s", c.buf);
+	/* one mmchlicense per licence type for new and audited nodes alike */
+	for (size_t i = 0; i < server.n; i++)
+		strlist_push(&new_server, server.v[i]);
+	for (size_t i = 0; i < client.n; i++)
+		strlist_push(&new_client, client.v[i]);
+	strbuf_reset(&s);
+	strbuf_reset(&c);
+	scale_join(&new_server, ",", &s);
+	scale_join(&new_client, ",", &c);
+	mod_set(mc, "lic_server", s.buf);
+	mod_set(mc, "lic_client", c.buf);
 	strlist_clear(&server);
 	strlist_clear(&client);
+	strlist_clear(&new_server);
+	strlist_clear(&new_client);
 	strbuf_release(&s);
 	strbuf_release(&c);
 }
@@ -173,13 +245,14 @@ static int sc_check(struct mod_ctx *mc)
 {
 	static const char *const lscluster[] = { "mmlscluster", NULL };
 	static const char *const lsnodeclass[] = { "mmlsnodeclass", NULL };
+	static const char *const lslicense[] = { "mmlslicense", "-Y", NULL };
 	const char *name = mod_param_str(mc, "cluster_name");
 	struct scale_nodes ns;
 	struct strlist wanted = STRLIST_INIT, added = STRLIST_INIT;
 	struct strbuf desc = STRBUF_INIT, left = STRBUF_INIT;
 	struct cmd_result res;
 	struct err perr = ERR_INIT;
-	json_t *cl = NULL, *nc = NULL;
+	json_t *cl = NULL, *nc = NULL, *lic = NULL;
 	bool have_cluster = false, join = mod_param_bool(mc, "join");
 	int rc;
 
@@ -244,7 +317,8 @@ static int sc_check(struct mod_ctx *mc)
 		if (added.n)
 			mod_change(mc, NULL, "add %zu nodes to GPFS cluster %s in one call "
 				   "(mmaddnode -N): %s", added.n, is ? is : "", desc.buf);
-		if ((rc = scale_mm_parsed(mc, lsnodeclass, parse_mmlsnodeclass, &nc)))
+		if ((rc = scale_mm_parsed(mc, lsnodeclass, parse_mmlsnodeclass, &nc)) ||
+		    (rc = scale_mm_parsed(mc, lslicense, parse_mmlslicense, &lic)))
 			goto out;
 	} else if (!join) {
 		cmd_result_release(&res);
@@ -265,7 +339,7 @@ static int sc_check(struct mod_ctx *mc)
 			   added.n, desc.buf);
 		cmd_result_release(&res);
 	}
-	plan_licences(mc, &ns, &added);
+	plan_licences(mc, &ns, &wanted, &added, lic);
 	plan_classes(mc, &ns, &wanted, nc);
 start:
 	if (mod_param_bool(mc, "start"))
@@ -276,6 +350,7 @@ out_res:
 out:
 	json_decref(cl);
 	json_decref(nc);
+	json_decref(lic);
 	err_clear(&perr);
 	strlist_clear(&wanted);
 	strlist_clear(&added);
@@ -333,12 +408,91 @@ static int wait_started(struct mod_ctx *mc, const char *list)
 	return rc;
 }
 
+/* list ("a,b,c") without the names in drop, back under key. */
+static void drop_nodes(struct mod_ctx *mc, const char *key, const struct strlist *drop)
+{
+	struct strlist keep = STRLIST_INIT;
+	struct strbuf out = STRBUF_INIT;
+	char *list = xstrdup(mod_get(mc, key)), *save = NULL, *n;
+
+	for (n = strtok_r(list, ",", &save); n; n = strtok_r(NULL, ",", &save))
+		if (strlist_index(drop, n) < 0)
+			strlist_push(&keep, n);
+	scale_join(&keep, ",", &out);
+	mod_set(mc, key, out.buf);
+	free(list);
+	strlist_clear(&keep);
+	strbuf_release(&out);
+}
+
+/*
+ * One mmaddnode for the missing nodes. GPFS carries on past a node it
+ * cannot reach and still exits 0, listing it as not added (the real capture
+ * in tests/fixtures/other-tools/mmaddnode/): that node fails alone, named
+ * with mmaddnode's reason, the others have joined, and the licences, node
+ * classes and starts planned for it are left out (they would fail the
+ * whole command for a node GPFS does not know).
+ */
+static int add_nodes(struct mod_ctx *mc, const struct scale_nodes *ns)
+{
+	const char *argv[] = { "mmaddnode", "-N", mod_get(mc, "add"), NULL };
+	struct strlist gone = STRLIST_INIT, why = STRLIST_INIT, drop = STRLIST_INIT;
+	struct strlist classes = STRLIST_INIT;
+	struct cmd_result res;
+	int rc = scale_mm_ok(mc, argv, &res);
+
+	if (!rc)
+		scale_addnode_not_added(res.out.buf, res.err.buf, &gone, &why);
+	for (size_t i = 0; i < gone.n; i++) {
+		const char *host = NULL;
+
+		/* GPFS may print the name with its domain: fail the inventory's host */
+		for (size_t k = 0; k < ns->n && !host; k++)
+			if (scale_same_node(gone.v[i], ns->v[k].name))
+				host = ns->v[k].name;
+		if (!host) {
+			rc = mod_fail(mc, ERR_REMOTE, "mmaddnode on %s did not add %s, a node "
+				      "bringup did not ask for: %s", mod_host(mc), gone.v[i],
+				      res.err.len ? res.err.buf : res.out.buf);
+			break;
+		}
+		strlist_push(&drop, host);
+		mod_fail_host(mc, host, "mmaddnode on %s could not add it to GPFS cluster %s: %s; "
+			      "the other nodes joined. Correct it (the cluster's remote shell %s must "
+			      "reach it from %s) and deploy again", mod_host(mc), mod_get(mc, "cluster"),
+			      *why.v[i] ? why.v[i] : "listed as not added",
+			      mod_param_str(mc, "remote_shell"), mod_host(mc));
+	}
+	if (!rc && drop.n) {
+		drop_nodes(mc, "lic_server", &drop);
+		drop_nodes(mc, "lic_client", &drop);
+		drop_nodes(mc, "start", &drop);
+		scale_classes(ns, &classes);
+		for (size_t c = 0; c < classes.n; c++) {
+			char *ck = xasprintf("nc_create:%s", classes.v[c]);
+			char *ak = xasprintf("nc_add:%s", classes.v[c]);
+
+			drop_nodes(mc, ck, &drop);
+			drop_nodes(mc, ak, &drop);
+			free(ck);
+			free(ak);
+		}
+	}
+	cmd_result_release(&res);
+	strlist_clear(&gone);
+	strlist_clear(&why);
+	strlist_clear(&drop);
+	strlist_clear(&classes);
+	return rc;
+}
+
 static int sc_apply(struct mod_ctx *mc)
 {
 	struct scale_nodes ns;
 	struct strlist classes = STRLIST_INIT;
 	int rc = 0;
 
+	scale_nodes_get(mc, &ns);
 	if (*mod_get(mc, "create")) {
 		const char *argv[] = { "mmcrcluster", "-N", mod_get(mc, "create"), "-r",
 				       mod_param_str(mc, "remote_shell"), "-R",
@@ -351,11 +505,8 @@ static int sc_apply(struct mod_ctx *mc)
 		mod_note(mc, "creating GPFS cluster %s", mod_param_str(mc, "cluster_name"));
 		rc = scale_run(mc, argv);
 	}
-	if (!rc && *mod_get(mc, "add")) {
-		const char *argv[] = { "mmaddnode", "-N", mod_get(mc, "add"), NULL };
-
-		rc = scale_run(mc, argv);
-	}
+	if (!rc && *mod_get(mc, "add"))
+		rc = add_nodes(mc, &ns);
 	if (!rc && *mod_get(mc, "lic_server")) {
 		const char *argv[] = { "mmchlicense", "server", "--accept", "-N",
 				       mod_get(mc, "lic_server"), NULL };
@@ -368,7 +519,6 @@ static int sc_apply(struct mod_ctx *mc)
 
 		rc = scale_run(mc, argv);
 	}
-	scale_nodes_get(mc, &ns);
 	scale_classes(&ns, &classes);
 	for (size_t c = 0; !rc && c < classes.n; c++) {
 		char *ck = xasprintf("nc_create:%s", classes.v[c]);
@@ -404,7 +554,8 @@ static int sc_apply(struct mod_ctx *mc)
 const struct stage_module mod_scale_cluster = {
 	.name = "scale_cluster",
 	.summary = "the Spectrum Scale client cluster: mmcrcluster or one mmaddnode for the "
-		   "missing nodes, licences, node classes, mmstartup (run once on a manager)",
+		   "missing nodes, licences (audited every run), node classes, mmstartup (run once on a "
+		   "manager)",
 	.version = 1,
 	.flags = MOD_ONCE,
 	.params = params,

@@ -233,6 +233,59 @@ int scale_mm_ok(struct mod_ctx *mc, const char *const *argv, struct cmd_result *
 	return rc;
 }
 
+static void addnode_scan(const char *text, struct strlist *nodes, bool *in_list)
+{
+	const char *line = text;
+
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		size_t n = end ? (size_t)(end - line) : strlen(line);
+		char *l = xstrndup(line, n), *t = l;
+
+		while (*t == ' ' || *t == '\t')
+			t++;
+		if (strstr(t, "could not be added to the GPFS cluster:"))
+			*in_list = true;
+		else if (*in_list && *t && !strpbrk(t, " \t"))
+			strlist_push(nodes, t);
+		else if (*in_list && *t)
+			*in_list = false;   /* "Correct the problems ..." ends the list */
+		free(l);
+		line = end ? end + 1 : NULL;
+	}
+}
+
+/* mmaddnode's own line about node ("mmaddnode: client05 cannot be reached."). */
+static void addnode_why(const char *text, const char *node, struct strbuf *out)
+{
+	char *key = xasprintf("mmaddnode: %s ", node);
+	const char *p = text ? strstr(text, key) : NULL;
+
+	if (p && !out->len) {
+		p += strlen("mmaddnode: ");
+		strbuf_add(out, p, strcspn(p, "\n"));
+	}
+	free(key);
+}
+
+void scale_addnode_not_added(const char *out, const char *err, struct strlist *ret_nodes,
+			     struct strlist *ret_why)
+{
+	bool in_list = false;
+
+	addnode_scan(err, ret_nodes, &in_list);
+	in_list = false;
+	addnode_scan(out, ret_nodes, &in_list);
+	for (size_t i = 0; i < ret_nodes->n; i++) {
+		struct strbuf why = STRBUF_INIT;
+
+		addnode_why(err, ret_nodes->v[i], &why);
+		addnode_why(out, ret_nodes->v[i], &why);
+		strlist_push(ret_why, why.buf);
+		strbuf_release(&why);
+	}
+}
+
 int scale_run(struct mod_ctx *mc, const char *const *argv)
 {
 	struct cmd_result res;

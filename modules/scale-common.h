@@ -96,6 +96,19 @@ int scale_wait_active(struct mod_ctx *mc, const char *list, unsigned limit_s,
  */
 int scale_quorum_guard(struct mod_ctx *mc, const char *const *set, size_t n);
 
+/*
+ * mmaddnode carries on past a node it cannot reach: it lists it under "The
+ * following nodes could not be added to the GPFS cluster:" (one name a
+ * line) and still says "Command successfully completed" (exit 0; the real
+ * capture in tests/fixtures/other-tools/mmaddnode/). From its output (out
+ * and err together: the list goes to stderr), the nodes not added go to
+ * ret_nodes and, index for index, why to ret_why ("client05 cannot be
+ * reached.", mmaddnode's own line naming the node, or "" when there is
+ * none).
+ */
+void scale_addnode_not_added(const char *out, const char *err, struct strlist *ret_nodes,
+			     struct strlist *ret_why);
+
 /* "a,b,c" of names. */
 void scale_join(const struct strlist *names, const char *sep, struct strbuf *out);
 

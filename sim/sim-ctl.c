@@ -331,9 +331,20 @@ static void wake_sleepers(const struct sim *s, unsigned i)
 	free(node);
 }
 
+/*
+ * D/cluster/unreachable/NAME: the node seen as unreachable from the other
+ * nodes, whose namespaces do not show its faults/ (mmaddnode on another node
+ * then lists it as not added). sim-fault writes it for peer-ssh-denied too.
+ */
+static char *unreachable_mark(const struct sim *s, unsigned i)
+{
+	return xasprintf("%s/cluster/unreachable/%s", s->dir, s->nodes[i].name);
+}
+
 static int clear_faults(const struct sim *s, unsigned i, const char *arg, struct err *err)
 {
 	char *path = xasprintf("%s/faults/unreachable", s->nodes[i].dir);
+	char *mark = unreachable_mark(s, i);
 	int ret = run_sim_fault(s, i, "clear", arg, err);
 
 	if (!ret && (!arg || !strcmp(arg, "hang") || !strcmp(arg, "slow")))
@@ -343,10 +354,15 @@ static int clear_faults(const struct sim *s, unsigned i, const char *arg, struct
 		goto out;
 	if (!ret && (!arg || !strcmp(arg, "unreachable")) && unlink(path) && errno != ENOENT)
 		ret = err_set(err, ERR_IO, "cannot remove %s: %s", path, strerror(errno));
+	/* the mark is the unreachable fault's (or peer-ssh-denied's, which
+	 * sim-fault cleared above together with its own) */
+	if (!ret && (!arg || !strcmp(arg, "unreachable")) && unlink(mark) && errno != ENOENT)
+		ret = err_set(err, ERR_IO, "cannot remove %s: %s", mark, strerror(errno));
 	if (!ret)
 		ret = start_node_sshd(s, i, err);
 out:
 	free(path);
+	free(mark);
 	return ret;
 }
 
@@ -365,7 +381,16 @@ int sim_fault(const struct sim *s, const char *name, const char *kind, const cha
 		goto out;
 	}
 	if (!strcmp(kind, "unreachable")) {
+		char *dir = xasprintf("%s/cluster/unreachable", s->dir);
+		char *mark = unreachable_mark(s, (unsigned)i);
+
 		ret = record_fault(s, (unsigned)i, kind, arg, err);
+		if (!ret)
+			ret = simfs_mkdirs(dir, 0755, err);
+		if (!ret)
+			ret = simfs_write(mark, "unreachable\n", 12, 0644, err);
+		free(dir);
+		free(mark);
 		if (!ret)
 			ret = stop_node_sshd(s, (unsigned)i, err);
 		goto out;

@@ -1,7 +1,7 @@
 /*
  * IBM Spectrum Scale (GPFS) administration commands: mmgetstate,
  * mmlscluster, mmlsconfig, mmlsmount, mmremotecluster show, mmremotefs show,
- * mmlsnodeclass, mmlsmgr, mmlsfileset.
+ * mmlsnodeclass, mmlsmgr, mmlsfileset, mmlslicense -Y.
  */
 #include "parse.h"
 #include "parse-util.h"
@@ -1022,6 +1022,133 @@ int parse_mmlsfileset(const char *buf, size_t len, json_t **ret, struct err *err
 		rc = parse_not_tool("mmlsfileset", err, "no 'Filesets in file system' line");
 	if (!rc && st.layout)
 		jset_str(st.root, "format", st.layout == 2 ? "long" : "plain");
+	return parse_done(rc, st.root, ret);
+}
+
+/*
+ * mmlslicense -Y: GPFS's parseable layout, fields split at ':'. The first
+ * line names the columns ("mmlslicense::HEADER:version:reserved:reserved:
+ * nodeName:requiredLicense:designatedLicense:totalNodes:..."), each row
+ * after it is one node ("mmlslicense::0:1:::NAME:server:none:68:..."; the
+ * real capture in tests/fixtures/tools/SOURCES.md). Columns are found by
+ * name, not position, as IBM adds columns across releases; a field with a
+ * ':' in it comes %-encoded (IBM's mmclidecode) and is decoded here.
+ * {"nodes": [{"name", "required", "designated"}], "summary": {totalNodes,
+ * licensedServers, ...} (the cluster's counts, repeated on every row)};
+ * "mmlslicense: ..." (not in a cluster) is ok:false.
+ */
+struct lslicense_state {
+	json_t *root;
+	char **cols;
+	size_t ncols;
+};
+
+/* Splits s at every ':' in place, empty fields kept; at most max. */
+static size_t split_colons(char *s, char **tok, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max) {
+		tok[n++] = s;
+		if (!(s = strchr(s, ':')))
+			break;
+		*s++ = '\0';
+	}
+	return n;
+}
+
+/* mmclidecode: %XX (two hex digits) is the byte XX, in place. */
+static void percent_decode(char *s)
+{
+	char *w = s;
+
+	for (; *s; s++) {
+		if (s[0] == '%' && isxdigit((unsigned char)s[1]) && isxdigit((unsigned char)s[2])) {
+			char hex[3] = { s[1], s[2], '\0' };
+
+			*w++ = (char)strtol(hex, NULL, 16);
+			s += 2;
+		} else {
+			*w++ = *s;
+		}
+	}
+	*w = '\0';
+}
+
+static int lslicense_line(void *state, struct pline *ln, struct err *err)
+{
+	static const char *const failures[] = { "mmlslicense: " };
+	static const struct { const char *col, *key; } node_keys[] = {
+		{ "nodeName", "name" }, { "requiredLicense", "required" },
+		{ "designatedLicense", "designated" },
+	};
+	struct lslicense_state *st = state;
+	char *tok[64];
+	size_t n;
+	json_t *node, *sum;
+
+	if (!*ln->text || parse_tool_line(st->root, ln->tool, ln->text, failures,
+					  ARRAY_SIZE(failures), NULL))
+		return 0;
+	if (!skip_prefix(ln->text, "mmlslicense:"))
+		return st->cols ? pline_error(ln, err, "expected a row 'mmlslicense:...'") :
+			parse_not_tool(ln->tool, err, "no 'mmlslicense::HEADER:' line");
+	n = split_colons(ln->text, tok, ARRAY_SIZE(tok));
+	if (n > 2 && !strcmp(tok[2], "HEADER")) {
+		if (st->cols)
+			return pline_error(ln, err, "a second header");
+		st->cols = xcalloc(n, sizeof(*st->cols));
+		for (size_t i = 0; i < n; i++)
+			st->cols[i] = xstrdup(tok[i]);
+		st->ncols = n;
+		for (size_t k = 0; k < ARRAY_SIZE(node_keys); k++) {
+			size_t i = 0;
+
+			while (i < n && strcmp(tok[i], node_keys[k].col))
+				i++;
+			if (i == n)
+				return pline_error(ln, err, "a header without nodeName, "
+						   "requiredLicense and designatedLicense");
+		}
+		return 0;
+	}
+	if (!st->cols)
+		return parse_not_tool(ln->tool, err, "a row before the 'mmlslicense::HEADER:' line");
+	if (n != st->ncols)
+		return pline_error(ln, err, "a row whose fields do not match the header's");
+	node = jarray_new_object(jarray_at(st->root, "nodes"));
+	sum = jobject_at(st->root, "summary");
+	for (size_t i = 6; i < n; i++) {
+		const char *key = NULL;
+
+		percent_decode(tok[i]);
+		for (size_t k = 0; k < ARRAY_SIZE(node_keys); k++)
+			if (!strcmp(st->cols[i], node_keys[k].col))
+				key = node_keys[k].key;
+		if (key)
+			jset_str(node, key, tok[i]);
+		else if (*st->cols[i])
+			jset_num(sum, st->cols[i], tok[i]);
+	}
+	if (!*json_string_value(json_object_get(node, "name")))
+		return pline_error(ln, err, "a row without a node name");
+	return 0;
+}
+
+int parse_mmlslicense(const char *buf, size_t len, json_t **ret, struct err *err)
+{
+	struct lslicense_state st = { .root = json_object() };
+	int rc;
+
+	jarray_at(st.root, "nodes");
+	rc = parse_lines("mmlslicense", buf, len, lslicense_line, &st, err);
+	if (!rc && !st.cols && !parse_failed(st.root))
+		rc = parse_error_end("mmlslicense", err, "no 'mmlslicense::HEADER:' line");
+	if (!rc)
+		parse_failed(st.root);
+	for (size_t i = 0; i < st.ncols; i++)
+		free(st.cols[i]);
+	free(st.cols);
 	return parse_done(rc, st.root, ret);
 }
 

@@ -32,6 +32,7 @@ static const struct parser parsers[] = {
 	{ "mmlscluster", "GPFS cluster information and nodes (mmlscluster)", parse_mmlscluster },
 	{ "mmlsconfig", "GPFS configuration per node class (mmlsconfig)", parse_mmlsconfig },
 	{ "mmlsfileset", "GPFS filesets: status and path, or with -L ids, inode space and limits (mmlsfileset)", parse_mmlsfileset },
+	{ "mmlslicense", "GPFS licence designations per node: required and designated (mmlslicense -Y)", parse_mmlslicense },
 	{ "mmlsmgr", "GPFS file system managers and the cluster manager (mmlsmgr, mmlsmgr -c)", parse_mmlsmgr },
 	{ "mmlsmount", "GPFS file systems and the nodes mounting them (mmlsmount all -L)", parse_mmlsmount },
 	{ "mmlsnodeclass", "GPFS node classes and their members (mmlsnodeclass)", parse_mmlsnodeclass },

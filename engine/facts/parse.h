@@ -55,7 +55,7 @@ parse_fn parse_lsmod, parse_meminfo, parse_os_release, parse_getenforce, parse_d
 parse_fn parse_mmgetstate, parse_mmlscluster, parse_mmlsconfig,
 	parse_mmlsmount, parse_mmremotecluster, parse_mmremotefs, parse_mmlsnodeclass,
 	parse_mmlsmgr, parse_mmdiag_config, parse_mmdiag_network, parse_mmhealth,
-	parse_mmlsfileset;
+	parse_mmlsfileset, parse_mmlslicense;
 /* parse-ibdev2netdev.c */
 parse_fn parse_ibdev2netdev;
 /* parse-ibhosts.c */

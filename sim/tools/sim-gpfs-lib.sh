@@ -583,7 +583,16 @@ mmaddnode() {
 	gpfs_locked gpfs_addnode "$nodes"
 }
 
+# A node the admin node cannot reach over the cluster's remote shell
+# ($C/unreachable/NAME: the unreachable or peer-ssh-denied fault) does not
+# stop the command: it is processed, named "cannot be reached", listed as
+# not added, and the others join; the command still completes (exit 0), as
+# in the real capture tests/fixtures/other-tools/mmaddnode/ (SOURCES.md).
+# The two messages go to stderr, where GPFS's printErrorMsg writes (the
+# capture is a terminal's, both streams). No node added at all fails
+# (the sim's wording: no capture of that case).
 gpfs_addnode() {
+	_an_bad= _an_ok=0
 	for d in $(gpfs_node_list "$1"); do
 		r=$(gpfs_resolve "${d%%:*}")
 		[ -n "$r" ] || gpfs_fail "Incorrect node ${d%%:*} specified for command."
@@ -593,8 +602,21 @@ gpfs_addnode() {
 			gpfs_fail "$n:  /usr/lpp/mmfs/bin/mmremote: No such file or directory"
 		des=$(gpfs_designation "$d")
 		echo "$(gpfs_stamp): mmaddnode: Processing node $n"
+		if [ -e "$C/unreachable/$n" ]; then
+			_an_bad="$_an_bad $n"
+			continue
+		fi
 		gpfs_add_node $r "$des" none
+		_an_ok=1
 	done
+	if [ -n "$_an_bad" ]; then
+		for n in $_an_bad; do echo "mmaddnode: $n cannot be reached." >&2; done
+		echo "mmaddnode: The following nodes could not be added to the GPFS cluster:" >&2
+		for n in $_an_bad; do printf '\t\t%s\n' "$n" >&2; done
+		echo "   Correct the problems and use the mmaddnode command to add these nodes" >&2
+		echo "   to the cluster." >&2
+		[ "$_an_ok" = 1 ] || gpfs_fail "No nodes were added to the cluster."
+	fi
 	echo "mmaddnode: Command successfully completed"
 	gpfs_license_warning
 	gpfs_propagating
@@ -704,6 +726,71 @@ gpfs_chlicense() {
 	$2 in set { $5 = l } { print }' - "$G/nodes" >"$G/nodes.tmp" && mv "$G/nodes.tmp" "$G/nodes"
 	echo "mmchlicense: Command successfully completed"
 	gpfs_propagating
+}
+
+# mmlslicense [-Y]: the licence each node needs and has, from the license
+# column of $G/nodes (what mmchlicense sets; mmcrcluster and mmaddnode add
+# nodes with none). A quorum or manager node needs a server licence, any
+# other a client one (IBM's mmchlicense page: the client licence does not
+# authorise the quorum, manager, configuration manager or NSD server roles).
+# -Y: GPFS's parseable layout, the header and rows as in the real capture
+# tests/fixtures/tools/mmlslicense/ (see its SOURCES.md: every row repeats
+# the cluster's counts; an unlicensed node's designatedLicense is "none").
+# Without -Y: the summary of the real 5.0 capture in
+# tests/fixtures/other-tools/mmlslicense/ (labels padded to 65 columns, the
+# FPO line, the edition last: Data Management, what sim-scale-bundle's
+# gpfs.license.dm installs). -L has no real capture of its layout: refused,
+# not guessed.
+mmlslicense() {
+	_ll_y=0
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-Y) _ll_y=1;;
+		-L | --capacity | --formatted | --licensed-usage | --ilmt-data)
+			echo "mmlslicense: $1 is not simulated (no real capture of its layout); use -Y" >&2
+			exit 2;;
+		*) echo "Usage: mmlslicense [-Y] [-L | --capacity [--formatted]]" >&2; exit 1;;
+		esac
+		shift
+	done
+	gpfs_require_member
+	sort -n "$G/nodes" | awk -v y="$_ll_y" '
+	{
+		name[NR] = $2; des[NR] = $5
+		req[NR] = ($4 ~ /quorum|manager/) ? "server" : "client"
+		if (des[NR] == "server") ls++
+		else if (des[NR] == "client") lc++
+		else if (des[NR] == "fpo") lf++
+		if (req[NR] == "server" && des[NR] != "server") us++
+		if (req[NR] == "client" && des[NR] == "none") uc++
+	}
+	END {
+		if (y) {
+			print "mmlslicense::HEADER:version:reserved:reserved:nodeName:requiredLicense:designatedLicense:totalNodes:licensedServers:licensedClients:unlicensedServers:unlicensedClients:licensedFpo:"
+			for (i = 1; i <= NR; i++)
+				printf "mmlslicense::0:1:::%s:%s:%s:%d:%d:%d:%d:%d:%d:\n", name[i], req[i], des[i], NR, ls, lc, us, uc, lf
+			exit
+		}
+		print ""
+		print " Summary information "
+		print "---------------------"
+		printf "%-65s%d\n", "Number of nodes defined in the cluster:", NR
+		printf "%-65s%d\n", "Number of nodes with server license designation:", ls
+		printf "%-65s%d\n", "Number of nodes with FPO license designation:", lf
+		printf "%-65s%d\n", "Number of nodes with client license designation:", lc
+		printf "%-65s%d\n", "Number of nodes still requiring server license designation:", us
+		printf "%-65s%d\n", "Number of nodes still requiring client license designation:", uc
+		print "This node runs IBM Spectrum Scale Data Management Edition"
+	}'
+}
+
+# gpfs_set_license NAME LICENSE: the license column of NAME in $G/nodes,
+# changed without any mm command (sim-gpfs-license: what happens behind
+# bringup's back). Run under the lock.
+gpfs_set_license() {
+	gpfs_member "$1" || gpfs_fail "Incorrect node $1 specified for command."
+	awk -v n="$1" -v l="$2" '$2 == n { $5 = l } { print }' "$G/nodes" >"$G/nodes.tmp" &&
+		mv "$G/nodes.tmp" "$G/nodes"
 }
 
 # gpfs_parse_targets ARGS...: sets TARGETS from -a / -N NODES / nothing
@@ -956,11 +1043,18 @@ EOS
 }
 
 # gpfs_load_now LABEL ATTR VALUE: -i/-I reach the running daemons of LABEL's nodes.
+# VALUE DEFAULT deletes LABEL's own value (IBM's mmchconfig page), so the
+# daemon runs with what applies without it: the node's class or [common]
+# value (gpfs_effective on the configuration just written), else GPFS's
+# default (no line: mmdiag --config shows the default).
 gpfs_load_now() {
 	if [ "$1" = common ]; then _ln_t=$(gpfs_node_list all); else _ln_t=$(gpfs_node_list "$1"); fi
 	for _ln_n in $_ln_t; do
 		[ -f "$G/loaded/$_ln_n" ] || continue
-		awk -v a="$2" -v v="$3" '
+		_ln_v=$3
+		[ "$_ln_v" != DEFAULT ] ||
+			_ln_v=$(gpfs_effective "$_ln_n" | awk -v a="$2" '$1 == a { v = substr($0, length(a) + 2) } END { print (v == "" ? "DEFAULT" : v) }')
+		awk -v a="$2" -v v="$_ln_v" '
 		$1 == a { if (v != "DEFAULT") print a, v; f = 1; next }
 		{ print }
 		END { if (!f && v != "DEFAULT") print a, v }' "$G/loaded/$_ln_n" >"$G/loaded/$_ln_n.tmp" &&

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Faults the wrapper and sim up handle: unreachable stops a node's sshd and
-# clear brings it back; hang never answers and clear ends the hung command;
+# clear brings it back (the other nodes see it in cluster/unreachable/
+# meanwhile); hang never answers and clear ends the hung command;
 # slow delays every command; a bad node or kind is a usage error that names
 # the valid ones.
 . "$(dirname "$0")/lib.sh"
@@ -16,7 +17,11 @@ sim_ssh 127.0.1.2 true 2>/dev/null && fail "$n2 still answers when unreachable"
 "$BRINGUP" sim status | grep "^$n2 .* sshd down .*unreachable" >/dev/null ||
 	fail "status does not show $n2 down and unreachable"
 [ "$(sim_ssh 127.0.1.1 hostname)" = "$n1" ] || fail "$n1 affected by $n2's fault"
+# what the other nodes' stand-ins see of it (mmaddnode: cannot be reached)
+[ "$(sim_ssh 127.0.1.1 cat "/run/bringup-sim/cluster/unreachable/$n2")" = unreachable ] ||
+	fail "the other nodes do not see $n2 unreachable"
 "$BRINGUP" sim fault "$n2" clear || fail "clear"
+[ ! -e "$D/cluster/unreachable/$n2" ] || fail "$n2 still seen unreachable after clear"
 [ "$(sim_ssh 127.0.1.2 hostname)" = "$n2" ] || fail "$n2 not back after clear"
 [ ! -e "$D/nodes/$n2/faults/unreachable" ] || fail "unreachable still recorded after clear"
 

@@ -53,7 +53,7 @@ for t in getenforce ibnetdiscover ibstat ibstatus ibv_devinfo lsmod lspci mmgets
 	mmlsconfig mmlsmount mmremotecluster mmremotefs nccl-tests nvidia-smi \
 	nvidia-smi-q nvidia-smi-topo ofed_info os-release perftest sminfo tf_cnn_benchmarks \
 	dle-resnet50 nccl-debug horovod-synthetic kubectl-get-nodes kubectl-get-nodes-yaml kubectl-describe-node saquery \
-	mmlsfileset; do
+	mmlsfileset mmlslicense; do
 	grep -q "^  $t " "$OUT" || fail "--list lacks $t"
 	[ -d "$FIX/$t" ] || fail "no fixtures for $t"
 done

@@ -78,10 +78,10 @@ echo "$out" | grep -qx -- '-pagepool 1G' || fail "no diff of the drift: $out"
 out=$(deploy) || fail "deploy after drift: $out"
 echo "$out" | grep -Eq '^  scale_tune +changed +dgx01$' || fail "scale_tune after drift: $out"
 mm mmlsconfig | grep -q '^\[dgx03\]' && fail "the override is still there"
-# -i: the running daemon drops the 1G at once (it takes the class's value;
-# the sim's stand-in drops the attribute instead)
-sim_ssh 127.0.1.3 /usr/lpp/mmfs/bin/mmdiag --config | grep -q '^ ! pagepool 1073741824$' &&
-	fail "dgx03 still runs pagepool 1G"
+# -i: the running daemon drops the 1G at once and takes the class's 16G
+# (mmchconfig pagepool=DEFAULT -N dgx03 -i deletes the node's own value)
+sim_ssh 127.0.1.3 /usr/lpp/mmfs/bin/mmdiag --config | grep -q '^ ! pagepool 17179869184$' ||
+	fail "dgx03 does not run the class's pagepool 16G: $(sim_ssh 127.0.1.3 /usr/lpp/mmfs/bin/mmdiag --config | grep pagepool)"
 
 # mmlsconfig folds the nodes (and classes) sharing a value into one stanza:
 # [dgx04,dgx05] is two node overrides, and [dgx,dgx06] is the class's own

@@ -21,6 +21,8 @@
 #include "../../engine/base/diff.h"
 #include "../../engine/deploy/modctx.h"
 #include "../../engine/deploy/playbook.h"
+#include "../../engine/base/strbuf.h"
+#include "../../engine/base/strlist.h"
 #include "../../engine/base/xalloc.h"
 #include "../../engine/deploy/module.h"
 #include "../../modules/scale-common.h"
@@ -403,10 +405,51 @@ static void test_scale_verbs_ports_from_storage(void **state)
 	mod_ctx_release(&mc);
 }
 
+/*
+ * mmaddnode's partial success, read from the real capture (five nodes, one
+ * not reachable, still "Command successfully completed"): the node not
+ * added and mmaddnode's reason; a clean run names none.
+ */
+static void test_scale_addnode_not_added(void **state)
+{
+	struct strlist nodes = STRLIST_INIT, why = STRLIST_INIT;
+	struct strbuf cap = STRBUF_INIT, ok = STRBUF_INIT;
+	FILE *f;
+	char buf[4096];
+	size_t n;
+
+	(void)state;
+	f = fopen("tests/fixtures/other-tools/mmaddnode/"
+		  "mmaddnode_5_nodes_one_cannot_be_reached_not_added.txt", "r");
+	assert_non_null(f);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(&cap, buf, n);
+	fclose(f);
+	/* a terminal's capture: both streams in one, as out */
+	scale_addnode_not_added(cap.buf, "", &nodes, &why);
+	assert_int_equal(nodes.n, 1);
+	assert_string_equal(nodes.v[0], "client05");
+	assert_string_equal(why.v[0], "client05 cannot be reached.");
+	strlist_clear(&nodes);
+	strlist_clear(&why);
+
+	f = fopen("tests/fixtures/other-tools/mmaddnode/"
+		  "mmaddnode_one_client_success_license_warning.txt", "r");
+	assert_non_null(f);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(&ok, buf, n);
+	fclose(f);
+	scale_addnode_not_added(ok.buf, "", &nodes, &why);
+	assert_int_equal(nodes.n, 0);
+	strbuf_release(&cap);
+	strbuf_release(&ok);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scale_verbs_ports_from_storage),
+		cmocka_unit_test(test_scale_addnode_not_added),
 		cmocka_unit_test(test_table_sorted_and_whole),
 		cmocka_unit_test(test_every_module_file_is_registered_and_shipped),
 		cmocka_unit_test(test_param_check),

@@ -216,6 +216,57 @@ static void test_mmlsnodeclass(void **state)
 }
 
 /*
+ * mmlslicense -Y: the real capture (one node of a 68-node cluster), and
+ * the rows bringup's licence audit acts on: a node with no licence
+ * ("none", as the capture's site script tests for), a quorum node with
+ * only a client licence. Columns are read by name: a release that adds
+ * one still parses.
+ */
+static void test_mmlslicense(void **state)
+{
+	json_t *j = parse_fixture("mmlslicense", "mmlslicense_Y_68_nodes_11_unlicensed_clients_ncsa.txt");
+	const char *sim =
+		"mmlslicense::HEADER:version:reserved:reserved:nodeName:requiredLicense:designatedLicense:"
+		"newColumn:totalNodes:licensedServers:licensedClients:unlicensedServers:unlicensedClients:licensedFpo:\n"
+		"mmlslicense::0:1:::dgx01:server:server:x:3:1:0:1:1:0:\n"
+		"mmlslicense::0:1:::dgx02:server:client:x:3:1:0:1:1:0:\n"
+		"mmlslicense::0:1:::dgx%3A03:client:none:x:3:1:0:1:1:0:\n";
+	const char *failed =
+		"mmlslicense: This node does not belong to a GPFS cluster.\n"
+		"mmlslicense: Command failed. Examine previous error messages to determine cause.\n";
+	const char *short_row =
+		"mmlslicense::HEADER:version:reserved:reserved:nodeName:requiredLicense:designatedLicense:\n"
+		"mmlslicense::0:1:::dgx01:server\n";
+
+	(void)state;
+	assert_jsize_at(j, "nodes", 1);
+	assert_jstr_at(j, "nodes/0/name", "lsst-verify00.ncsa.illinois.edu");
+	assert_jstr_at(j, "nodes/0/required", "server");
+	assert_jstr_at(j, "nodes/0/designated", "server");
+	assert_jint_at(j, "summary/totalNodes", 68);
+	assert_jint_at(j, "summary/unlicensedClients", 11);
+	json_decref(j);
+
+	j = parse_text("mmlslicense", sim, strlen(sim));
+	assert_jsize_at(j, "nodes", 3);
+	assert_jstr_at(j, "nodes/1/designated", "client");
+	assert_jstr_at(j, "nodes/2/name", "dgx:03");
+	assert_jstr_at(j, "nodes/2/designated", "none");
+	assert_jint_at(j, "summary/unlicensedServers", 1);
+	json_decref(j);
+
+	j = parse_text("mmlslicense", failed, strlen(failed));
+	assert_true(json_is_false(json_object_get(j, "ok")));
+	assert_jstr_at(j, "error", "mmlslicense: This node does not belong to a GPFS cluster.");
+	json_decref(j);
+
+	expect_error_text("mmlslicense", short_row, strlen(short_row),
+			  "mmlslicense: line 2: a row whose fields do not match the header's");
+	expect_error("mmlslicense", "../mmgetstate/mmgetstate_a_3_nodes_active.txt",
+		     "mmlslicense: not mmlslicense output (no 'mmlslicense::HEADER:' line)");
+}
+
+/*
  * mmdiag --network has no real capture over verbs (tests/fixtures/tools/
  * SOURCES.md); the layout is IBM's mmdiag section "RDMA Connections
  * between nodes", one "Fabric - Device - Port" line per port.
@@ -503,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_mmremotecluster),
 		cmocka_unit_test(test_mmremotefs),
 		cmocka_unit_test(test_mmlsnodeclass),
+		cmocka_unit_test(test_mmlslicense),
 		cmocka_unit_test(test_mmlsmgr),
 		cmocka_unit_test(test_mmdiag_network_and_config),
 		cmocka_unit_test(test_mmdiag_failure),

@@ -515,14 +515,13 @@ static int rm_one(const char *path, const struct stat *st, int type, struct FTW 
 	return 0;
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
 	const char *cmd = getenv("SSH_ORIGINAL_COMMAND");
 	char login[24], *work, *reboot;
 	pid_t pid;
 	int status, rc;
 
-	(void)argc;
 	node = getenv("BRINGUP_SIM_NODE");
 	dir = getenv("BRINGUP_SIM_DIR");
 	if (!node || !*node)
@@ -565,6 +564,5 @@ int main(int argc, char **argv)
 		signal(rc - 128, SIG_DFL);
 		kill(getpid(), rc - 128);
 	}
-	(void)argv;
 	return rc;
 }

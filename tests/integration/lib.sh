@@ -62,6 +62,21 @@ want = {"ok": int(sys.argv[1]), "changed": 0, "failed": 0, "skipped": 0, "unreac
 assert d["totals"] == want, d["totals"]
 ' "$1"
 }
+# wait_while_running PID OUT POLLS WHAT CMD...: polls CMD every 0.05 s
+# until it holds, for a run started in the background as PID (its output
+# in OUT) that a test means to cut at that moment; fails naming WHAT if
+# the run ends first or POLLS polls pass.
+wait_while_running() {
+	_wr_p=$1 _wr_o=$2 _wr_n=$3 _wr_w=$4
+	shift 4
+	_wr_i=0
+	until "$@"; do
+		kill -0 "$_wr_p" 2>/dev/null || fail "the run ended before $_wr_w: $(cat "$_wr_o")"
+		_wr_i=$((_wr_i + 1))
+		[ $_wr_i -lt "$_wr_n" ] || fail "$_wr_w: not within $_wr_n polls"
+		sleep 0.05
+	done
+}
 # wait_ready FILE PID: waits (60 s at most) for a helper started in the
 # background as PID to print its "ready" line into FILE; fails if it dies.
 wait_ready() {

@@ -6,6 +6,18 @@
 # it already: the client cluster's name, the storage cluster, node class dgx
 # on the scale clients with GPFS_CONFIG (a YAML flow map) as its gpfs_config,
 # and a short startup timeout so that a daemon that stays down fails fast.
+# scale_deploy_setup: on a cluster sim_up made, a Scale playbook and
+# inventory for the Scale tests' deploys: STATE, PB, deploy [ARGS...],
+# mm CMD (an mm command on dgx01) and last_log (dgx01's log of the last run).
+scale_deploy_setup() {
+	STATE=$TEST_DIR/state
+	PB=$TEST_DIR/scale.yaml
+	scale_playbook "$PB"
+	scale_inventory "$INV" "$TEST_DIR/inv.yaml"
+	deploy() { "$BRINGUP" deploy -i "$TEST_DIR/inv.yaml" -p "$PB" --state-dir "$STATE" "$@"; }
+	mm() { sim_ssh 127.0.1.1 "/usr/lpp/mmfs/bin/$*"; }
+	last_log() { echo "$STATE/$(readlink "$STATE/last")/hosts/dgx01.log"; }
+}
 scale_inventory() {
 	python3 - "$1" "$2" "${3:-}" <<'PY'
 import re, sys

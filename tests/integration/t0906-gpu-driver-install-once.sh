@@ -41,12 +41,8 @@ done
 "$BRINGUP" deploy -i "$INV" -p "$TEST_DIR/pb.yaml" --state-dir "$STATE" --timeout "$(slow 120)" \
 	>"$TEST_DIR/cut.out" 2>&1 &
 pid=$!
-i=0
-until [ "$(starts hgx01)" = 1 ] && [ "$(starts hgx02)" = 1 ]; do
-	kill -0 $pid 2>/dev/null || fail "deploy ended before the installs: $(cat "$TEST_DIR/cut.out")"
-	i=$((i + 1)); [ $i -lt 1200 ] || fail "the installs never started"
-	sleep 0.05
-done
+both_started() { [ "$(starts hgx01)" = 1 ] && [ "$(starts hgx02)" = 1 ]; }
+wait_while_running $pid "$TEST_DIR/cut.out" 1200 "the installs started" both_started
 sleep 1
 kill -KILL $pid
 wait $pid 2>/dev/null

@@ -13,14 +13,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/scale-lib.sh"
 sim_up -n 4 --state ready
-STATE=$TEST_DIR/state
+scale_deploy_setup
 D=$BRINGUP_SIM_DIR
-PB=$TEST_DIR/scale.yaml
-scale_playbook "$PB"
-scale_inventory "$INV" "$TEST_DIR/inv.yaml"
-deploy() { "$BRINGUP" deploy -i "$TEST_DIR/inv.yaml" -p "$PB" --state-dir "$STATE" "$@"; }
-mm() { sim_ssh 127.0.1.1 "/usr/lpp/mmfs/bin/$*"; }
-last_log() { echo "$STATE/$(readlink "$STATE/last")/hosts/dgx01.log"; }
 licence() { "$D/bin/sim-gpfs-license" "$D/nodes/dgx01" "$D/cluster" "$@"; }
 # the (required, designated) pair of every node, as mmlslicense -Y says
 designations() { mm mmlslicense -Y | awk -F: '$3 != "HEADER" { printf "%s=%s/%s ", $7, $8, $9 }'; }

@@ -11,13 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/scale-lib.sh"
 sim_up -n 5 --state ready
-STATE=$TEST_DIR/state
-PB=$TEST_DIR/scale.yaml
-scale_playbook "$PB"
-scale_inventory "$INV" "$TEST_DIR/inv.yaml"
-deploy() { "$BRINGUP" deploy -i "$TEST_DIR/inv.yaml" -p "$PB" --state-dir "$STATE" "$@"; }
-mm() { sim_ssh 127.0.1.1 "/usr/lpp/mmfs/bin/$*"; }
-last_log() { echo "$STATE/$(readlink "$STATE/last")/hosts/dgx01.log"; }
+scale_deploy_setup
 members() { mm mmlscluster | awk '$2 ~ /^dgx/ { printf "%s ", $2 }'; }
 
 mm mmshutdown -N dgx04,dgx05 >/dev/null && mm mmdelnode -N dgx04,dgx05 >/dev/null || fail "mmdelnode"

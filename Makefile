@@ -20,7 +20,7 @@ DESTDIR ?=
 O       ?= build
 
 CC      ?= cc
-PKGS    := libssh yaml-0.1 libarchive libcurl ncursesw libibverbs jansson
+PKGS    := libssh yaml-0.1 libarchive libcurl ncursesw libibverbs jansson zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)

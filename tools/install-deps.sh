@@ -10,7 +10,7 @@
 # it is there already; uses sudo when not run as root.
 set -eu
 PKGS="build-essential pkg-config git ca-certificates
-libssh-dev libyaml-dev libarchive-dev libcurl4-openssl-dev libncurses-dev
+libssh-dev libyaml-dev libarchive-dev libcurl4-openssl-dev libncurses-dev zlib1g-dev
 libcmocka-dev libibverbs-dev libjansson-dev
 openssh-server openssh-client util-linux procps python3 python3-paramiko time libxml2-utils
 clang libclang-rt-14-dev valgrind

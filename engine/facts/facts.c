@@ -17,9 +17,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #define FACT_MARK "::bringup-fact:: "
 #define RC_MARK "::bringup-rc:: "
+/* facts.sh's line before the gzip stream of its compressed part. */
+#define GZIP_MARK "\n::bringup-gzip::\n"
 
 /* Which facts go through which parser. */
 static const struct {
@@ -118,6 +121,94 @@ broken:
 	free(name);
 	json_decref(out);
 	return ERR_PARSE;
+}
+
+/* Does the text before p (in buf) end with an end marker's line? */
+static bool after_section(const char *buf, const char *p)
+{
+	const char *q;
+
+	if (p == buf || p[-1] != '\n')
+		return false;
+	q = p - 1;
+	while (q > buf && q[-1] != '\n')
+		q--;
+	return (size_t)(p - q) > strlen(RC_MARK) && !memcmp(q, RC_MARK, strlen(RC_MARK));
+}
+
+int facts_inflate(struct strbuf *out, size_t max, struct err *err)
+{
+	const char *mark = memmem(out->buf, out->len, GZIP_MARK, strlen(GZIP_MARK));
+	const unsigned char *gz;
+	size_t head, gzlen;
+	struct strbuf plain = STRBUF_INIT;
+	z_stream z = { 0 };
+	int zr = Z_OK;
+
+	/* Only between sections: a tool's output that happens to hold the
+	 * line is not the script's. */
+	while (mark && !after_section(out->buf, mark))
+		mark = memmem(mark + 1, out->len - (size_t)(mark + 1 - out->buf), GZIP_MARK,
+			      strlen(GZIP_MARK));
+	if (!mark)
+		return 0;
+	head = (size_t)(mark - out->buf);
+	gz = (const unsigned char *)mark + strlen(GZIP_MARK);
+	gzlen = out->len - head - strlen(GZIP_MARK);
+	if (gzlen < 2 || gz[0] != 0x1f || gz[1] != 0x8b)
+		return err_set(err, ERR_PARSE, "facts: the compressed part (byte %zu) is not gzip "
+			       "output", head + strlen(GZIP_MARK));
+	if (inflateInit2(&z, 15 + 16) != Z_OK) /* 16: gzip's framing */
+		return err_set(err, ERR_INTERNAL, "facts: zlib: %s", z.msg ? z.msg : "no memory");
+	/* gzip's last four bytes give the plain size (mod 2^32): one buffer of
+	 * that size, not doubling's slack, while 256 hosts may parse at once. */
+	{
+		size_t isize = gz[gzlen - 1];
+
+		if (gzlen >= 8)
+			isize = (size_t)gz[gzlen - 4] | (size_t)gz[gzlen - 3] << 8 |
+				(size_t)gz[gzlen - 2] << 16 | (size_t)gz[gzlen - 1] << 24;
+		/* A size no text compresses to is not believed up front. */
+		if (isize > max || isize / 64 > gzlen)
+			isize = gzlen * 8;
+		strbuf_init(&plain, head + isize + 1);
+	}
+	strbuf_add(&plain, out->buf, head);
+	z.next_in = (unsigned char *)gz;
+	z.avail_in = (uInt)gzlen;
+	while (zr == Z_OK) {
+		if (plain.alloc - plain.len < 2)
+			strbuf_grow(&plain, 64 * 1024); /* the size was wrong: go on */
+		z.next_out = (unsigned char *)plain.buf + plain.len;
+		z.avail_out = (uInt)(plain.alloc - plain.len - 1);
+		zr = inflate(&z, Z_NO_FLUSH);
+		strbuf_setlen(&plain, (size_t)((char *)z.next_out - plain.buf));
+		if (plain.len - head > max) {
+			zr = Z_MEM_ERROR;
+			break;
+		}
+		if (zr == Z_BUF_ERROR && !z.avail_in)
+			break;
+		if (zr == Z_BUF_ERROR)
+			zr = Z_OK; /* room was short: grow and go on */
+	}
+	if (zr == Z_STREAM_END && z.avail_in)
+		err_set(err, ERR_PARSE, "facts: %u bytes after the end of the compressed part",
+			z.avail_in);
+	else if (zr == Z_MEM_ERROR)
+		err_set(err, ERR_PARSE, "facts: the compressed part grows past %zu bytes", max);
+	else if (zr != Z_STREAM_END)
+		err_set(err, ERR_PARSE, "facts: the compressed part %s (byte %lu of %zu)",
+			zr == Z_BUF_ERROR ? "ends early (output cut?)" : "is corrupt",
+			z.total_in, gzlen);
+	inflateEnd(&z);
+	if (zr != Z_STREAM_END || z.avail_in) {
+		strbuf_release(&plain);
+		return ERR_PARSE;
+	}
+	strbuf_release(out);
+	*out = plain;
+	return 0;
 }
 
 /* Sections named "<fact> <hca>/<port>" (one per expected port, facts.sh)
@@ -476,10 +567,11 @@ static int gather_task(struct task_ctx *t, void *arg)
 	struct strbuf namev = STRBUF_INIT;
 	struct strbuf script = STRBUF_INIT;
 	struct strbuf portsv = STRBUF_INIT, intv = STRBUF_INIT;
-	char *env[10] = { NULL };
+	char *env[12] = { NULL };
 	size_t ne = 0;
 	char limitv[40];
 	char fabricv[] = "BRINGUP_FABRIC=1", deepv[] = "BRINGUP_DEEP=1";
+	char gzipv[] = "BRINGUP_GZIP=1";
 	struct remote_cmd cmd = { .command = "sh -s", .env = env };
 	struct spill spill = { .fd = tmpfile_open(), .mem = STRBUF_INIT };
 	struct cmd_result res;
@@ -505,6 +597,7 @@ static int gather_task(struct task_ctx *t, void *arg)
 		env[ne++] = fabricv;
 	if (g->deep)
 		env[ne++] = deepv;
+	env[ne++] = gzipv;
 	if (g->peers) {
 		/* A hung peer must cost the launcher a third of its own limit at
 		 * most, not its facts: it would show as unreachable itself. */
@@ -547,6 +640,10 @@ static int gather_task(struct task_ctx *t, void *arg)
 	}
 	if ((rc = spill_back(&spill, h, &res, task_err(t))))
 		goto out;
+	if ((rc = facts_inflate(&res.out, FACTS_MAX_PLAIN, task_err(t)))) {
+		err_prefix(task_err(t), "host %s: ", h->name);
+		goto out;
+	}
 	rc = facts_split(res.out.buf, res.out.len, &hf->raw, task_err(t));
 	/* Split, the text is in hf->raw: its buffer goes before the parsers
 	 * add theirs (64 hosts at once hold both otherwise). */

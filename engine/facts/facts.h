@@ -97,6 +97,16 @@ json_t *fact_parsed(const struct host_facts *hf, const char *name);
  * Returns ERR_PARSE naming the line when the framing is broken.
  */
 int facts_split(const char *buf, size_t len, json_t **ret, struct err *err);
+
+/*
+ * facts.sh's compressed part (BRINGUP_GZIP=1: a marker line between
+ * sections, then gzip's stream to the end) made plain again in place, so
+ * that out reads as the uncompressed script's output would. Output without
+ * the marker is left alone. ERR_PARSE when the part is not gzip, cut, corrupt,
+ * followed by other bytes, or would grow past max bytes.
+ */
+#define FACTS_MAX_PLAIN ((size_t)256 << 20)
+int facts_inflate(struct strbuf *out, size_t max, struct err *err);
 /* Runs the parsers over raw sections (fills hf->parsed and parse_errors). */
 void facts_parse(struct host_facts *hf);
 /* Drops every section, raw, parsed or failed to parse, but those named in

@@ -5,7 +5,8 @@
 # facts.sh (engine/facts/facts.c, gather_task): BRINGUP_FACTS by its
 # families, BRINGUP_USER, BRINGUP_NAME, the expected ports and their counter
 # interval, BRINGUP_FABRIC on the first host with HCAs, BRINGUP_PEERS (at
-# most 16 peers, spread as peers_env spreads them) on the first GPU host.
+# most 16 peers, spread as peers_env spreads them) on the first GPU host,
+# BRINGUP_GZIP=1 (the host compresses all but the date when it has gzip).
 # Prints the host count. Both sides then run the same script with the
 # same environment.
 import json
@@ -56,6 +57,7 @@ for i, h in enumerate(hosts):
         "BRINGUP_NAME": h["name"],
         "BRINGUP_IB_PORTS": ports(h),
         "BRINGUP_IB_INTERVAL": "%g" % interval(h),
+        "BRINGUP_GZIP": "1",
     }
     if i == fabric:
         env["BRINGUP_FABRIC"] = "1"

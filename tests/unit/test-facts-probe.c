@@ -8,7 +8,9 @@
  * sleeps); the first round of counters comes before the other facts and the
  * second after them, the host's own clock putting them at least the
  * interval apart; no tool runs twice but perfquery (once a round); and the
- * output still splits into the sections precheck reads.
+ * output still splits into the sections precheck reads. With BRINGUP_GZIP=1
+ * the same sections come back through gzip and facts_inflate, which refuses a
+ * compressed part that is cut, corrupt, followed by other bytes or too large.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +23,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "../../engine/base/strbuf.h"
 #include "../../engine/base/xalloc.h"
@@ -72,7 +75,7 @@ static size_t count(const char *log, const char *tool)
 	return n;
 }
 
-static char *slurp(const char *path)
+static char *slurp_len(const char *path, size_t *len)
 {
 	struct strbuf sb = STRBUF_INIT;
 	FILE *f = fopen(path, "r");
@@ -83,24 +86,35 @@ static char *slurp(const char *path)
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 		strbuf_add(&sb, buf, n);
 	fclose(f);
-	return strbuf_detach(&sb, NULL);
+	return strbuf_detach(&sb, len);
 }
 
-/* Runs facts.sh with the stand-ins of dir: its output (caller frees). */
-static char *run_probe(const char *dir, const char *path)
+static char *slurp(const char *path)
+{
+	return slurp_len(path, NULL);
+}
+
+/* Runs facts.sh with the stand-ins of dir and the extra environment env:
+ * its output (caller frees) and its length. */
+static char *run_probe_env(const char *dir, const char *path, const char *env, size_t *len)
 {
 	char *cmd = xasprintf("PATH='%s':\"$PATH\" PROBE_LOG='%s/log' BRINGUP_FACTS='ib gpu' "
 			      "BRINGUP_USER=root BRINGUP_NAME=dgx01 "
 			      "BRINGUP_IB_PORTS='mlx5_0/1 mlx5_1/1' BRINGUP_IB_INTERVAL=1 "
-			      "BRINGUP_FABRIC=1 sh '%s' >'%s/out' 2>&1",
-			      dir, dir, path, dir);
+			      "BRINGUP_FABRIC=1 %s sh '%s' >'%s/out' 2>&1",
+			      dir, dir, env, path, dir);
 	char *out = xasprintf("%s/out", dir), *text;
 
 	assert_int_equal(system(cmd), 0);
-	text = slurp(out);
+	text = slurp_len(out, len);
 	free(cmd);
 	free(out);
 	return text;
+}
+
+static char *run_probe(const char *dir, const char *path)
+{
+	return run_probe_env(dir, path, "", NULL);
 }
 
 static void test_overlapped_probe(void **state)
@@ -167,10 +181,157 @@ static void test_overlapped_probe(void **state)
 	strbuf_release(&script);
 }
 
+/* Writes the probe script for dir's stand-ins: its path (caller frees). */
+static char *probe_setup(char *dir)
+{
+	struct strbuf script = STRBUF_INIT;
+	char *path;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+		stub(dir, tools[i]);
+	facts_script(&script);
+	path = xasprintf("%s/facts.sh", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fwrite(script.buf, 1, script.len, f);
+	fclose(f);
+	strbuf_release(&script);
+	return path;
+}
+
+static void probe_cleanup(const char *dir, char *path)
+{
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(path);
+}
+
+/* The compressed probe: the date plain and first, the rest through gzip; made
+ * plain again, every section as the uncompressed run printed it but the
+ * readings of the clock and of this machine's free memory and space. */
+static void test_compressed_probe(void **state)
+{
+	char dir[] = "/tmp/bringup-test-probe.XXXXXX";
+	char *path = probe_setup(dir);
+	size_t plen, zlen;
+	char *plain = run_probe_env(dir, path, "", &plen);
+	char *zipped = run_probe_env(dir, path, "BRINGUP_GZIP=1", &zlen);
+	struct strbuf zb = STRBUF_INIT;
+	struct err e = ERR_INIT;
+	json_t *a = NULL, *b = NULL, *v;
+	const char *name, *mark;
+
+	(void)state;
+	mark = memmem(zipped, zlen, "\n::bringup-gzip::\n", 18);
+	assert_non_null(mark);
+	assert_true((unsigned char)mark[18] == 0x1f && (unsigned char)mark[19] == 0x8b);
+	/* the date before the marker, plain */
+	assert_non_null(memmem(zipped, (size_t)(mark - zipped), "::bringup-rc:: date 0\n", 22));
+	assert_null(memmem(zipped, zlen, "::bringup-fact:: hostname", 25));
+	strbuf_add(&zb, zipped, zlen);
+	assert_int_equal(facts_inflate(&zb, FACTS_MAX_PLAIN, &e), 0);
+	assert_null(memmem(zb.buf, zb.len, "::bringup-gzip::", 16));
+	assert_int_equal(facts_split(plain, plen, &a, &e), 0);
+	assert_int_equal(facts_split(zb.buf, zb.len, &b, &e), 0);
+	assert_int_equal(json_object_size(a), json_object_size(b));
+	json_object_foreach(a, name, v) {
+		/* the clock's readings and this machine's free space move between runs */
+		if (!strcmp(name, "date") || !strcmp(name, "perfquery-interval") ||
+		    !strcmp(name, "df-tmp") || !strcmp(name, "meminfo"))
+			continue;
+		assert_non_null(json_object_get(b, name));
+		if (!json_equal(v, json_object_get(b, name)))
+			fprintf(stderr, "section %s differs\n", name);
+		assert_true(json_equal(v, json_object_get(b, name)));
+	}
+	json_decref(a);
+	json_decref(b);
+	strbuf_release(&zb);
+	free(plain);
+	free(zipped);
+	probe_cleanup(dir, path);
+}
+
+#define HEAD "\n::bringup-fact:: date\n1\n\n::bringup-rc:: date 0\n"
+#define BODY "\n::bringup-fact:: hostname\ndgx01\n\n::bringup-rc:: hostname 0\n"
+
+/* HEAD, the marker and BODY through gzip, as facts.sh prints them. */
+static void compressed(struct strbuf *sb)
+{
+	unsigned char out[512];
+	z_stream z = { 0 };
+
+	assert_int_equal(deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	z.next_in = (unsigned char *)BODY;
+	z.avail_in = (uInt)strlen(BODY);
+	z.next_out = out;
+	z.avail_out = sizeof(out);
+	assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+	strbuf_reset(sb);
+	strbuf_addstr(sb, HEAD "\n::bringup-gzip::\n");
+	strbuf_add(sb, out, sizeof(out) - z.avail_out);
+	deflateEnd(&z);
+}
+
+static void expect_refused(struct strbuf *sb, size_t max, const char *words)
+{
+	struct err e = ERR_INIT;
+
+	assert_int_equal(facts_inflate(sb, max, &e), ERR_PARSE);
+	assert_non_null(e.msg);
+	if (!strstr(e.msg, words))
+		fprintf(stderr, "'%s' does not say '%s'\n", e.msg, words);
+	assert_non_null(strstr(e.msg, words));
+	err_clear(&e);
+}
+
+static void test_inflate_refuses(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct err e = ERR_INIT;
+	size_t len;
+
+	(void)state;
+	compressed(&sb);
+	assert_int_equal(facts_inflate(&sb, FACTS_MAX_PLAIN, &e), 0);
+	assert_string_equal(sb.buf, HEAD BODY);
+	/* nothing to do without the marker, or with it inside a section */
+	assert_int_equal(facts_inflate(&sb, FACTS_MAX_PLAIN, &e), 0);
+	assert_string_equal(sb.buf, HEAD BODY);
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "\n::bringup-fact:: dmesg\nx\n\n::bringup-gzip::\n\x1f\x8b junk\n"
+		      "\n::bringup-rc:: dmesg 0\n");
+	len = sb.len;
+	assert_int_equal(facts_inflate(&sb, FACTS_MAX_PLAIN, &e), 0);
+	assert_int_equal(sb.len, len);
+
+	compressed(&sb);
+	strbuf_setlen(&sb, sb.len - 9); /* gzip's trailer and a byte of data */
+	expect_refused(&sb, FACTS_MAX_PLAIN, "ends early (output cut?)");
+	compressed(&sb);
+	sb.buf[strlen(HEAD) + 18 + 12] ^= 0x55;
+	expect_refused(&sb, FACTS_MAX_PLAIN, "corrupt");
+	compressed(&sb);
+	strbuf_addstr(&sb, "more");
+	expect_refused(&sb, FACTS_MAX_PLAIN, "4 bytes after the end");
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, HEAD "\n::bringup-gzip::\n" BODY);
+	expect_refused(&sb, FACTS_MAX_PLAIN, "is not gzip output");
+	compressed(&sb);
+	expect_refused(&sb, 10, "grows past 10 bytes");
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_overlapped_probe),
+		cmocka_unit_test(test_compressed_probe),
+		cmocka_unit_test(test_inflate_refuses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,7 +27,11 @@
  * is judged on live state with the earlier ones back. Nothing is kept on a
  * node: a later or resumed run finds what is owed again from running
  * against configured values, and restart starts a daemon it finds down (a
- * run cut between a restart's mmshutdown and mmstartup).
+ * run cut between a restart's mmshutdown and mmstartup; one arbitrating, a
+ * run resumed right after the restart's mmstartup). A daemon active
+ * with nothing owed may still lack its mounts (a run cut between a
+ * restart's mmstartup and its mmmount, issue 24): restart reads mmlsmount
+ * as start does (check_mounts, shared) and mounts only.
  */
 #include "../engine/deploy/module.h"
 #include "scale-common.h"
@@ -307,6 +311,26 @@ out:
 	return rc;
 }
 
+/*
+ * An active daemon's mounts, for start and restart alike: the file systems
+ * mmlsmount lists that this node lacks are the mount of a start or restart
+ * cut before its mmmount (issue 24); apply then runs mmmount all alone
+ * ("start" = "mount"). `cut` says which was cut.
+ */
+static int check_mounts(struct mod_ctx *mc, const char *cut)
+{
+	struct strbuf unmounted = STRBUF_INIT;
+	int rc = not_mounted(mc, &unmounted);
+
+	if (!rc && unmounted.len) {
+		mod_set(mc, "start", "mount");
+		mod_change(mc, NULL, "mount %s on %s (mmmount all): GPFS is active there, not "
+			   "mounted (%s)", unmounted.buf, mod_host(mc), cut);
+	}
+	strbuf_release(&unmounted);
+	return rc;
+}
+
 /* owed: the journal's record of the restart this node is owed, read-only. */
 static int check_owed(struct mod_ctx *mc, const char *state)
 {
@@ -331,16 +355,22 @@ static int check_restart(struct mod_ctx *mc, const char *state)
 	struct strbuf drift = STRBUF_INIT;
 	int rc = 0;
 
-	if (!strcmp(state, "down")) {
+	if (strcmp(state, "active")) {
 		/* Deploy wants every daemon up (scale_start); down here means a run
-		 * was cut between a restart's mmshutdown and its mmstartup. */
+		 * was cut between a restart's mmshutdown and its mmstartup, and
+		 * arbitrating one resumed right after its mmstartup: start does
+		 * the rest, as the start action does for a daemon not active. */
 		mod_set(mc, "restart", "start");
-		mod_change(mc, NULL, "GPFS down -> active (mmbuildgpl, mmstartup, mmmount all): "
-			   "a restart cut before its start");
+		mod_change(mc, NULL, "GPFS %s -> active (mmbuildgpl, mmstartup, mmmount all): "
+			   "a restart cut before it was done", state);
 	} else if (!strcmp(state, "active") && !(rc = running_drift(mc, &drift)) && drift.len) {
 		mod_set(mc, "restart", "both");
 		mod_change(mc, NULL, "restart GPFS (manager roles moved away, quorum guard, "
 			   "mmshutdown, mmstartup, mmmount all): the daemon runs with %s", drift.buf);
+	} else if (!rc && !strcmp(state, "active")) {
+		/* restarted with its values already: a run cut between the
+		 * restart's mmstartup and its mmmount leaves only the mount */
+		rc = check_mounts(mc, "a restart cut before its mount");
 	}
 	strbuf_release(&drift);
 	return rc;
@@ -348,7 +378,7 @@ static int check_restart(struct mod_ctx *mc, const char *state)
 
 static int sn_check(struct mod_ctx *mc)
 {
-	struct strbuf state = STRBUF_INIT, unmounted = STRBUF_INIT;
+	struct strbuf state = STRBUF_INIT;
 	const char *action = mod_param_str(mc, "action");
 	bool stop = !strcmp(action, "stop");
 	int rc = own_state(mc, &state);
@@ -366,13 +396,9 @@ static int sn_check(struct mod_ctx *mc)
 	else if (!stop && strcmp(state.buf, "active"))
 		mod_change(mc, NULL, "GPFS %s -> active (mmbuildgpl, mmstartup, mmmount all)",
 			   state.buf);
-	else if (!stop && !(rc = not_mounted(mc, &unmounted)) && unmounted.len) {
-		mod_set(mc, "start", "mount");
-		mod_change(mc, NULL, "mount %s on %s (mmmount all): GPFS is active there, not "
-			   "mounted (a start cut before its mount)", unmounted.buf, mod_host(mc));
-	}
+	else if (!stop)
+		rc = check_mounts(mc, "a start cut before its mount");
 out:
-	strbuf_release(&unmounted);
 	strbuf_release(&state);
 	return rc;
 }

@@ -96,7 +96,7 @@ gpfs_locked() {
 }
 
 gpfs_stamp() {
-	date '+%a %b %e %H:%M:%S %Z %Y'
+	sim_date '+%a %b %e %H:%M:%S %Z %Y'
 }
 
 gpfs_fail() {
@@ -370,10 +370,10 @@ GPFS_ARBITRATE_S=${SIM_GPFS_ARBITRATE_S:-1}
 # node left; gpfs-stop-at.NAME "at T" (fired, see gpfs_stop_at_fire): NAME's
 # daemon stopped at T (epoch seconds, fractional) until mmstartup.
 gpfs_load_states() {
-	NOW=${NOW:-$(date +%s)}
+	[ -n "${NOW:-}" ] || sim_date_get NOW +%s
 	_ls_nowf=$NOW
 	set -- "$G"/faults/gpfs-stop-at.*
-	[ -e "$1" ] && _ls_nowf=$(date +%s.%N)
+	[ -e "$1" ] && sim_date_get _ls_nowf +%s.%N
 	# one awk for the table, the daemon files and the faults: the shell
 	# reads a byte per system call, and the table grows with the cluster
 	STATES=$(awk -v now="$NOW" -v nowf="$_ls_nowf" -v arb="$GPFS_ARBITRATE_S" -v g="$G" '
@@ -815,7 +815,7 @@ mmstartup() {
 # a gpfs-down fault, or no portability layer (mmbuildgpl) for the node's
 # running kernel (mmfs26.ko does not load). mmgetstate then says down.
 gpfs_startup() {
-	NOW=$(date +%s)
+	sim_date_get NOW +%s
 	for n in $TARGETS; do
 		gpfs_stop_at_fired "$n" && { rm -f "$G/faults/gpfs-stop-at.$n"; echo down >"$G/daemon/$n"; }
 		if [ -f "$G/daemon/$n" ]; then

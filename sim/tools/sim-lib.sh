@@ -113,6 +113,24 @@ sim_fault_arg() { cat "$N/faults/$1" 2>/dev/null; }
 # processes: a fork costs more than all the shell code of a tool. The *_get
 # variants set a variable instead of printing, so callers need no $(...).
 
+# sim_date ARGS...: `date ARGS...`, the node's clock as the date stand-in
+# reads it, without the stand-in's own shell when all it would do is exec
+# /bin/date (no clock-skew fault): one process a reading, not two.
+sim_date() {
+	if [ -n "${BRINGUP_SIM_NODE:-}" ] && [ -e "$BRINGUP_SIM_NODE/faults/clock-skew" ]; then
+		date "$@"
+	else
+		/bin/date "$@"
+	fi
+}
+# sim_date_get VAR ARGS...: VAR=$(sim_date ARGS...).
+sim_date_get() {
+	_dg_v=$1
+	shift
+	_dg_r=$(sim_date "$@")
+	eval "$_dg_v=\$_dg_r"
+}
+
 # sim_read VAR FILE: VAR=$(cat FILE 2>/dev/null), without a process.
 sim_read() {
 	_r_v= _r_l= _r_nl=
@@ -392,7 +410,8 @@ sim_hex8() {
 sim_port_training() {
 	[ -s "$S/links_up_at" ] || return 1
 	sim_read _t_at "$S/links_up_at"
-	[ "$(date +%s)" -lt "$_t_at" ] && return 0
+	sim_date_get _t_now +%s
+	[ "$_t_now" -lt "$_t_at" ] && return 0
 	rm -f "$S/links_up_at"
 	return 1
 }
@@ -439,9 +458,10 @@ sim_sm_register() {
 	prio=$(sed -n 's/^[[:space:]]*sm_priority[[:space:]]*\([0-9]*\).*/\1/p' "$conf" 2>/dev/null | tail -n 1)
 	[ -n "${1-}" ] && prio=$1
 	guid=$(sim_hca "$hca" port_guid)
+	sim_date_get _sr_now +%s
 	mkdir -p "$C/fabric/sm"
 	printf 'GUID=%s\nLID=%s\nPRIORITY=%s\nNODE=%s\nROGUE=0\nSTART=%s\n' \
-		"$guid" "$(sim_hca "$hca" lid)" "${prio:-0}" "$NODE_NAME" "$(date +%s)" \
+		"$guid" "$(sim_hca "$hca" lid)" "${prio:-0}" "$NODE_NAME" "$_sr_now" \
 		>"$C/fabric/sm/$guid.tmp" && mv "$C/fabric/sm/$guid.tmp" "$C/fabric/sm/$guid"
 }
 
@@ -685,10 +705,11 @@ sim_fabric_print() {
 	_fb_moved=$(cat "$C"/fabric/faults/port-moved.* 2>/dev/null | tr '\n' ';')
 	# Without an SM, switch-to-switch links stay in Initialize as the CAs' do.
 	sim_sm_lid_get _fb_sm
+	sim_date_get _fb_now '+%a %b %e %H:%M:%S %Y'
 	printf '%s\n' "$_fb_ports" | awk -v fmt="$1" -v lid0="$_fb_swlid" -v last="$_fb_last" \
 		-v model="$_fb_model" -v devid="$_fb_devid" -v lp="${LEAF_PORTS:-0}" \
 		-v ns="${SPINES:-2}" -v degraded="$_fb_degraded" -v moved="$_fb_moved" \
-		-v sm="$_fb_sm" -v from="${FROM-}" -v now="$(date '+%a %b %e %H:%M:%S %Y')" '
+		-v sm="$_fb_sm" -v from="${FROM-}" -v now="$_fb_now" '
 BEGIN {
 	lane["SDR"] = "2.5"; lane["DDR"] = "5.0"; lane["QDR"] = "10.0"; lane["FDR"] = "14.0625"
 	lane["EDR"] = "25.78125"; lane["HDR"] = "53.125"; lane["NDR"] = "106.25"

@@ -1796,7 +1796,7 @@ mmdiag() {
 		for p in $PORTS_OK; do
 			h=${p%/*}
 			sim_hca_conf "$h"
-			lid=$(sim_hca "$h" lid)
+			sim_hca_get lid "$h" lid
 			echo "  Fabric 0 - Device $h Port 1 Width ${WIDTH%X}x Speed $SPEED lid ${lid:-0}"
 			echo "    hostname                            idx CM state VS buff RDMA_CT(ERR) RDMA_RCV_MB RDMA_SND_MB VERBS_RCV_MB VERBS_SND_MB"
 			[ "$mounted" = 1 ] && [ -f "$G/storage/nodes" ] || continue

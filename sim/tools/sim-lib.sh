@@ -131,6 +131,20 @@ sim_date_get() {
 	eval "$_dg_v=\$_dg_r"
 }
 
+# sim_subst_get VAR FROM TO STRING: VAR=$(echo "STRING" | tr FROM TO) for one
+# character FROM and TO (neither a newline) and a STRING without backslashes,
+# without a process.
+sim_subst_get() {
+	_s_in=$4 _s_out=
+	while :; do
+		case $_s_in in
+		*"$2"*) _s_out=$_s_out${_s_in%%"$2"*}$3 _s_in=${_s_in#*"$2"};;
+		*) break;;
+		esac
+	done
+	eval "$1=\$_s_out\$_s_in"
+}
+
 # sim_read VAR FILE: VAR=$(cat FILE 2>/dev/null), without a process.
 sim_read() {
 	_r_v= _r_l= _r_nl=

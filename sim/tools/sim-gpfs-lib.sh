@@ -95,6 +95,16 @@ gpfs_locked() {
 	(flock 9 && "$@") 9>"$G/.lock" || exit $?
 }
 
+# gpfs_underline TEXT: a line of '-' as long as TEXT (what sed 's/./-/g'
+# printed for these ASCII headings), without a process.
+gpfs_underline() {
+	_u_s=$1 _u_o=
+	while [ -n "$_u_s" ]; do
+		_u_s=${_u_s#?} _u_o=$_u_o-
+	done
+	printf '%s\n' "$_u_o"
+}
+
 gpfs_stamp() {
 	sim_date '+%a %b %e %H:%M:%S %Z %Y'
 }
@@ -924,7 +934,7 @@ mmlsconfig() {
 	fi
 	h="Configuration data for cluster $CL_NAME:"
 	echo "$h"
-	echo "$h" | sed 's/./-/g'
+	gpfs_underline "$h"
 	echo "clusterName $CL_NAME"
 	echo "clusterId $CL_ID"
 	echo "autoload $CL_AUTO"
@@ -960,7 +970,7 @@ mmlsconfig() {
 	echo
 	h="File systems in cluster $CL_NAME:"
 	echo "$h"
-	echo "$h" | sed 's/./-/g'
+	gpfs_underline "$h"
 	echo "(none)"
 }
 

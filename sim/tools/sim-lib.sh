@@ -700,8 +700,15 @@ sim_fabric_ports() {
 # ibnetdiscover's "node GUID port GUID" of the discovering port.
 sim_fabric_print() {
 	_fb_ports=$(cat)
-	_fb_swlid=$(printf '%s\n' "$_fb_ports" | awk '$5 + 0 > m && $5 < 49152 { m = $5 } END { print m + 1 }')
-	_fb_speed=$(printf '%s\n' "$_fb_ports" | awk 'NR == 1 { print $9 }')
+	# One awk for three figures: the switches' first LID (past every CA's
+	# unicast LID), the last host slot and the first port's speed.
+	_fb_meta=$(printf '%s\n' "$_fb_ports" | awk '
+		$5 + 0 > m && $5 < 49152 { m = $5 }
+		{ p = $1 * 4 + $2 + 1; if (p > l) l = p }
+		NR == 1 { s = $9 }
+		END { print m + 1, l + 0, s }')
+	_fb_swlid=${_fb_meta%% *} _fb_meta=${_fb_meta#* }
+	_fb_last=${_fb_meta%% *} _fb_speed=${_fb_meta#* }
 	case $_fb_speed in
 	HDR) _fb_model=MQM8700 _fb_devid=0xd2f0;;
 	NDR) _fb_model=MQM9700 _fb_devid=0xd2f2;;
@@ -709,14 +716,21 @@ sim_fabric_print() {
 	esac
 	LEAF_PORTS= SPINES=
 	[ -r "$C/fabric.conf" ] && . "$C/fabric.conf"
-	_fb_last=$(printf '%s\n' "$_fb_ports" | awk '{ p = $1 * 4 + $2 + 1; if (p > m) m = p } END { print m + 0 }')
 	if [ -z "$LEAF_PORTS" ] && [ "$_fb_last" -gt 36 ]; then
 		LEAF_PORTS=18
 	fi
 	# The ISLs trained lower (isl-degraded SWITCH/PORT, from either end) and
 	# the host ports moved to another leaf (port-moved: "NODE HCA LEAF").
-	_fb_degraded=$(cat "$C"/fabric/faults/isl-degraded.* 2>/dev/null | tr '\n' ' ')
-	_fb_moved=$(cat "$C"/fabric/faults/port-moved.* 2>/dev/null | tr '\n' ';')
+	# (Read only when such a file exists: no fault, no processes.)
+	_fb_degraded= _fb_moved=
+	for _fb_f in "$C"/fabric/faults/isl-degraded.*; do
+		[ -e "$_fb_f" ] && _fb_degraded=$(cat "$C"/fabric/faults/isl-degraded.* 2>/dev/null | tr '\n' ' ')
+		break
+	done
+	for _fb_f in "$C"/fabric/faults/port-moved.*; do
+		[ -e "$_fb_f" ] && _fb_moved=$(cat "$C"/fabric/faults/port-moved.* 2>/dev/null | tr '\n' ';')
+		break
+	done
 	# Without an SM, switch-to-switch links stay in Initialize as the CAs' do.
 	sim_sm_lid_get _fb_sm
 	sim_date_get _fb_now '+%a %b %e %H:%M:%S %Y'

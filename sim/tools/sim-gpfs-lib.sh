@@ -95,8 +95,18 @@ gpfs_locked() {
 	(flock 9 && "$@") 9>"$G/.lock" || exit $?
 }
 
+# gpfs_underline TEXT: a line of '-' as long as TEXT (what sed 's/./-/g'
+# printed for these ASCII headings), without a process.
+gpfs_underline() {
+	_u_s=$1 _u_o=
+	while [ -n "$_u_s" ]; do
+		_u_s=${_u_s#?} _u_o=$_u_o-
+	done
+	printf '%s\n' "$_u_o"
+}
+
 gpfs_stamp() {
-	date '+%a %b %e %H:%M:%S %Z %Y'
+	sim_date '+%a %b %e %H:%M:%S %Z %Y'
 }
 
 gpfs_fail() {
@@ -370,10 +380,10 @@ GPFS_ARBITRATE_S=${SIM_GPFS_ARBITRATE_S:-1}
 # node left; gpfs-stop-at.NAME "at T" (fired, see gpfs_stop_at_fire): NAME's
 # daemon stopped at T (epoch seconds, fractional) until mmstartup.
 gpfs_load_states() {
-	NOW=${NOW:-$(date +%s)}
+	[ -n "${NOW:-}" ] || sim_date_get NOW +%s
 	_ls_nowf=$NOW
 	set -- "$G"/faults/gpfs-stop-at.*
-	[ -e "$1" ] && _ls_nowf=$(date +%s.%N)
+	[ -e "$1" ] && sim_date_get _ls_nowf +%s.%N
 	# one awk for the table, the daemon files and the faults: the shell
 	# reads a byte per system call, and the table grows with the cluster
 	STATES=$(awk -v now="$NOW" -v nowf="$_ls_nowf" -v arb="$GPFS_ARBITRATE_S" -v g="$G" '
@@ -815,7 +825,7 @@ mmstartup() {
 # a gpfs-down fault, or no portability layer (mmbuildgpl) for the node's
 # running kernel (mmfs26.ko does not load). mmgetstate then says down.
 gpfs_startup() {
-	NOW=$(date +%s)
+	sim_date_get NOW +%s
 	for n in $TARGETS; do
 		gpfs_stop_at_fired "$n" && { rm -f "$G/faults/gpfs-stop-at.$n"; echo down >"$G/daemon/$n"; }
 		if [ -f "$G/daemon/$n" ]; then
@@ -924,7 +934,7 @@ mmlsconfig() {
 	fi
 	h="Configuration data for cluster $CL_NAME:"
 	echo "$h"
-	echo "$h" | sed 's/./-/g'
+	gpfs_underline "$h"
 	echo "clusterName $CL_NAME"
 	echo "clusterId $CL_ID"
 	echo "autoload $CL_AUTO"
@@ -960,7 +970,7 @@ mmlsconfig() {
 	echo
 	h="File systems in cluster $CL_NAME:"
 	echo "$h"
-	echo "$h" | sed 's/./-/g'
+	gpfs_underline "$h"
 	echo "(none)"
 }
 
@@ -1796,7 +1806,7 @@ mmdiag() {
 		for p in $PORTS_OK; do
 			h=${p%/*}
 			sim_hca_conf "$h"
-			lid=$(sim_hca "$h" lid)
+			sim_hca_get lid "$h" lid
 			echo "  Fabric 0 - Device $h Port 1 Width ${WIDTH%X}x Speed $SPEED lid ${lid:-0}"
 			echo "    hostname                            idx CM state VS buff RDMA_CT(ERR) RDMA_RCV_MB RDMA_SND_MB VERBS_RCV_MB VERBS_SND_MB"
 			[ "$mounted" = 1 ] && [ -f "$G/storage/nodes" ] || continue

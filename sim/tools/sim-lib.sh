@@ -113,6 +113,38 @@ sim_fault_arg() { cat "$N/faults/$1" 2>/dev/null; }
 # processes: a fork costs more than all the shell code of a tool. The *_get
 # variants set a variable instead of printing, so callers need no $(...).
 
+# sim_date ARGS...: `date ARGS...`, the node's clock as the date stand-in
+# reads it, without the stand-in's own shell when all it would do is exec
+# /bin/date (no clock-skew fault): one process a reading, not two.
+sim_date() {
+	if [ -n "${BRINGUP_SIM_NODE:-}" ] && [ -e "$BRINGUP_SIM_NODE/faults/clock-skew" ]; then
+		date "$@"
+	else
+		/bin/date "$@"
+	fi
+}
+# sim_date_get VAR ARGS...: VAR=$(sim_date ARGS...).
+sim_date_get() {
+	_dg_v=$1
+	shift
+	_dg_r=$(sim_date "$@")
+	eval "$_dg_v=\$_dg_r"
+}
+
+# sim_subst_get VAR FROM TO STRING: VAR=$(echo "STRING" | tr FROM TO) for one
+# character FROM and TO (neither a newline) and a STRING without backslashes,
+# without a process.
+sim_subst_get() {
+	_s_in=$4 _s_out=
+	while :; do
+		case $_s_in in
+		*"$2"*) _s_out=$_s_out${_s_in%%"$2"*}$3 _s_in=${_s_in#*"$2"};;
+		*) break;;
+		esac
+	done
+	eval "$1=\$_s_out\$_s_in"
+}
+
 # sim_read VAR FILE: VAR=$(cat FILE 2>/dev/null), without a process.
 sim_read() {
 	_r_v= _r_l= _r_nl=
@@ -392,7 +424,8 @@ sim_hex8() {
 sim_port_training() {
 	[ -s "$S/links_up_at" ] || return 1
 	sim_read _t_at "$S/links_up_at"
-	[ "$(date +%s)" -lt "$_t_at" ] && return 0
+	sim_date_get _t_now +%s
+	[ "$_t_now" -lt "$_t_at" ] && return 0
 	rm -f "$S/links_up_at"
 	return 1
 }
@@ -439,9 +472,10 @@ sim_sm_register() {
 	prio=$(sed -n 's/^[[:space:]]*sm_priority[[:space:]]*\([0-9]*\).*/\1/p' "$conf" 2>/dev/null | tail -n 1)
 	[ -n "${1-}" ] && prio=$1
 	guid=$(sim_hca "$hca" port_guid)
+	sim_date_get _sr_now +%s
 	mkdir -p "$C/fabric/sm"
 	printf 'GUID=%s\nLID=%s\nPRIORITY=%s\nNODE=%s\nROGUE=0\nSTART=%s\n' \
-		"$guid" "$(sim_hca "$hca" lid)" "${prio:-0}" "$NODE_NAME" "$(date +%s)" \
+		"$guid" "$(sim_hca "$hca" lid)" "${prio:-0}" "$NODE_NAME" "$_sr_now" \
 		>"$C/fabric/sm/$guid.tmp" && mv "$C/fabric/sm/$guid.tmp" "$C/fabric/sm/$guid"
 }
 
@@ -666,8 +700,15 @@ sim_fabric_ports() {
 # ibnetdiscover's "node GUID port GUID" of the discovering port.
 sim_fabric_print() {
 	_fb_ports=$(cat)
-	_fb_swlid=$(printf '%s\n' "$_fb_ports" | awk '$5 + 0 > m && $5 < 49152 { m = $5 } END { print m + 1 }')
-	_fb_speed=$(printf '%s\n' "$_fb_ports" | awk 'NR == 1 { print $9 }')
+	# One awk for three figures: the switches' first LID (past every CA's
+	# unicast LID), the last host slot and the first port's speed.
+	_fb_meta=$(printf '%s\n' "$_fb_ports" | awk '
+		$5 + 0 > m && $5 < 49152 { m = $5 }
+		{ p = $1 * 4 + $2 + 1; if (p > l) l = p }
+		NR == 1 { s = $9 }
+		END { print m + 1, l + 0, s }')
+	_fb_swlid=${_fb_meta%% *} _fb_meta=${_fb_meta#* }
+	_fb_last=${_fb_meta%% *} _fb_speed=${_fb_meta#* }
 	case $_fb_speed in
 	HDR) _fb_model=MQM8700 _fb_devid=0xd2f0;;
 	NDR) _fb_model=MQM9700 _fb_devid=0xd2f2;;
@@ -675,20 +716,28 @@ sim_fabric_print() {
 	esac
 	LEAF_PORTS= SPINES=
 	[ -r "$C/fabric.conf" ] && . "$C/fabric.conf"
-	_fb_last=$(printf '%s\n' "$_fb_ports" | awk '{ p = $1 * 4 + $2 + 1; if (p > m) m = p } END { print m + 0 }')
 	if [ -z "$LEAF_PORTS" ] && [ "$_fb_last" -gt 36 ]; then
 		LEAF_PORTS=18
 	fi
 	# The ISLs trained lower (isl-degraded SWITCH/PORT, from either end) and
 	# the host ports moved to another leaf (port-moved: "NODE HCA LEAF").
-	_fb_degraded=$(cat "$C"/fabric/faults/isl-degraded.* 2>/dev/null | tr '\n' ' ')
-	_fb_moved=$(cat "$C"/fabric/faults/port-moved.* 2>/dev/null | tr '\n' ';')
+	# (Read only when such a file exists: no fault, no processes.)
+	_fb_degraded= _fb_moved=
+	for _fb_f in "$C"/fabric/faults/isl-degraded.*; do
+		[ -e "$_fb_f" ] && _fb_degraded=$(cat "$C"/fabric/faults/isl-degraded.* 2>/dev/null | tr '\n' ' ')
+		break
+	done
+	for _fb_f in "$C"/fabric/faults/port-moved.*; do
+		[ -e "$_fb_f" ] && _fb_moved=$(cat "$C"/fabric/faults/port-moved.* 2>/dev/null | tr '\n' ';')
+		break
+	done
 	# Without an SM, switch-to-switch links stay in Initialize as the CAs' do.
 	sim_sm_lid_get _fb_sm
+	sim_date_get _fb_now '+%a %b %e %H:%M:%S %Y'
 	printf '%s\n' "$_fb_ports" | awk -v fmt="$1" -v lid0="$_fb_swlid" -v last="$_fb_last" \
 		-v model="$_fb_model" -v devid="$_fb_devid" -v lp="${LEAF_PORTS:-0}" \
 		-v ns="${SPINES:-2}" -v degraded="$_fb_degraded" -v moved="$_fb_moved" \
-		-v sm="$_fb_sm" -v from="${FROM-}" -v now="$(date '+%a %b %e %H:%M:%S %Y')" '
+		-v sm="$_fb_sm" -v from="${FROM-}" -v now="$_fb_now" '
 BEGIN {
 	lane["SDR"] = "2.5"; lane["DDR"] = "5.0"; lane["QDR"] = "10.0"; lane["FDR"] = "14.0625"
 	lane["EDR"] = "25.78125"; lane["HDR"] = "53.125"; lane["NDR"] = "106.25"

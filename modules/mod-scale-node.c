@@ -29,9 +29,9 @@
  * against configured values, and restart starts a daemon it finds down (a
  * run cut between a restart's mmshutdown and mmstartup; one arbitrating, a
  * run resumed right after the restart's mmstartup). A daemon active
- * with nothing owed may still lack its mounts (a run cut between a
- * restart's mmstartup and its mmmount, issue 24): restart reads mmlsmount
- * as start does (check_mounts, shared) and mounts only.
+ * with nothing owed but unmounted (a run cut between a restart's mmstartup
+ * and its mmmount, issue 24) is left to scale_remote_mount, which follows
+ * and mounts all such nodes at once (t0961).
  */
 #include "../engine/deploy/module.h"
 #include "scale-common.h"
@@ -367,11 +367,11 @@ static int check_restart(struct mod_ctx *mc, const char *state)
 		mod_set(mc, "restart", "both");
 		mod_change(mc, NULL, "restart GPFS (manager roles moved away, quorum guard, "
 			   "mmshutdown, mmstartup, mmmount all): the daemon runs with %s", drift.buf);
-	} else if (!rc && !strcmp(state, "active")) {
-		/* restarted with its values already: a run cut between the
-		 * restart's mmstartup and its mmmount leaves only the mount */
-		rc = check_mounts(mc, "a restart cut before its mount");
 	}
+	/* Active with nothing owed but unmounted (a run cut between a
+	 * restart's mmstartup and its mmmount, or a node just added): the
+	 * mount is scale_remote_mount's, next in the playbook, one mmmount -N
+	 * for every such node; a mount here would be one a node (t0900). */
 	strbuf_release(&drift);
 	return rc;
 }

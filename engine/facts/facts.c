@@ -144,6 +144,7 @@ int facts_inflate(struct strbuf *out, size_t max, struct err *err)
 	struct strbuf plain = STRBUF_INIT;
 	z_stream z = { 0 };
 	int zr = Z_OK;
+	bool too_big = false;
 
 	/* Only between sections: a tool's output that happens to hold the
 	 * line is not the script's. */
@@ -163,13 +164,11 @@ int facts_inflate(struct strbuf *out, size_t max, struct err *err)
 	/* gzip's last four bytes give the plain size (mod 2^32): one buffer of
 	 * that size, not doubling's slack, while 256 hosts may parse at once. */
 	{
-		size_t isize = gz[gzlen - 1];
+		size_t isize = (size_t)gz[gzlen - 4] | (size_t)gz[gzlen - 3] << 8 |
+			       (size_t)gz[gzlen - 2] << 16 | (size_t)gz[gzlen - 1] << 24;
 
-		if (gzlen >= 8)
-			isize = (size_t)gz[gzlen - 4] | (size_t)gz[gzlen - 3] << 8 |
-				(size_t)gz[gzlen - 2] << 16 | (size_t)gz[gzlen - 1] << 24;
 		/* A size no text compresses to is not believed up front. */
-		if (isize > max || isize / 64 > gzlen)
+		if (gzlen < 8 || isize > max || isize / 64 > gzlen)
 			isize = gzlen * 8;
 		strbuf_init(&plain, head + isize + 1);
 	}
@@ -184,7 +183,7 @@ int facts_inflate(struct strbuf *out, size_t max, struct err *err)
 		zr = inflate(&z, Z_NO_FLUSH);
 		strbuf_setlen(&plain, (size_t)((char *)z.next_out - plain.buf));
 		if (plain.len - head > max) {
-			zr = Z_MEM_ERROR;
+			too_big = true;
 			break;
 		}
 		if (zr == Z_BUF_ERROR && !z.avail_in)
@@ -192,17 +191,17 @@ int facts_inflate(struct strbuf *out, size_t max, struct err *err)
 		if (zr == Z_BUF_ERROR)
 			zr = Z_OK; /* room was short: grow and go on */
 	}
-	if (zr == Z_STREAM_END && z.avail_in)
+	if (too_big)
+		err_set(err, ERR_PARSE, "facts: the compressed part grows past %zu bytes", max);
+	else if (zr == Z_STREAM_END && z.avail_in)
 		err_set(err, ERR_PARSE, "facts: %u bytes after the end of the compressed part",
 			z.avail_in);
-	else if (zr == Z_MEM_ERROR)
-		err_set(err, ERR_PARSE, "facts: the compressed part grows past %zu bytes", max);
 	else if (zr != Z_STREAM_END)
 		err_set(err, ERR_PARSE, "facts: the compressed part %s (byte %lu of %zu)",
 			zr == Z_BUF_ERROR ? "ends early (output cut?)" : "is corrupt",
 			z.total_in, gzlen);
 	inflateEnd(&z);
-	if (zr != Z_STREAM_END || z.avail_in) {
+	if (too_big || zr != Z_STREAM_END || z.avail_in) {
 		strbuf_release(&plain);
 		return ERR_PARSE;
 	}

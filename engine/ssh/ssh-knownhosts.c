@@ -10,22 +10,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One glob over [p, pend) against s: '*' any run, '?' any one character. */
+/*
+ * One glob over [p, pend) against s: '*' any run, '?' any one character.
+ * Iterative, keeping only the last '*' seen: when a later literal fails,
+ * that star takes one more character and matching goes on from there. A
+ * later star never needs an earlier one to give back, so this is exact and
+ * at worst O(pattern x host); the recursive form was exponential in the
+ * number of stars ("*a*a*a*a...b" against "aaaa..."), which a hostile or
+ * mistaken known_hosts line could use to hang every connection.
+ */
 static bool glob_match(const char *p, const char *pend, const char *s)
 {
-	for (; p < pend; p++, s++) {
-		if (*p == '*') {
-			for (const char *t = s;; t++) {
-				if (glob_match(p + 1, pend, t))
-					return true;
-				if (!*t)
-					return false;
-			}
-		}
-		if (!*s || (*p != '?' && tolower((unsigned char)*p) != tolower((unsigned char)*s)))
+	const char *star = NULL, *resume = NULL;
+
+	while (*s) {
+		if (p < pend && *p == '*') {
+			star = ++p;
+			resume = s;
+		} else if (p < pend && (*p == '?' ||
+					tolower((unsigned char)*p) == tolower((unsigned char)*s))) {
+			p++;
+			s++;
+		} else if (star) {
+			p = star;
+			s = ++resume;
+		} else {
 			return false;
+		}
 	}
-	return !*s;
+	while (p < pend && *p == '*')
+		p++;
+	return p == pend;
 }
 
 bool kh_host_matches(const char *patterns, const char *host)

@@ -73,15 +73,34 @@ struct journal *journal_new(const char *path, const struct journal_meta *m)
 	return j;
 }
 
-/* Takes ROOT (a document just read from PATH) when it is a journal. */
+/*
+ * Takes ROOT (a document just read from PATH) when it is a journal. Every
+ * stage must be an object with a name: a resumed run matches stages by
+ * name and records hosts inside them, and an entry it could neither find
+ * nor write into (a number, a nameless object) would have its hosts'
+ * results dropped without a word (found by the journal fuzz target).
+ */
 static int journal_adopt(const char *path, json_t *root, struct journal **ret,
 			 struct err *err)
 {
+	json_t *stages = json_object_get(root, "stages"), *s;
+	size_t i;
+
 	if (json_integer_value(json_object_get(root, "version")) != JOURNAL_VERSION ||
-	    !json_is_array(json_object_get(root, "stages"))) {
+	    !json_is_array(stages)) {
 		json_decref(root);
 		return err_set(err, ERR_PARSE, "%s: not a version %d journal", path,
 			       JOURNAL_VERSION);
+	}
+	json_array_foreach(stages, i, s) {
+		const char *name = json_string_value(json_object_get(s, "name"));
+
+		if (!json_is_object(s) || !name || !*name) {
+			json_decref(root);
+			return err_set(err, ERR_PARSE,
+				       "%s: stages[%zu] is not a stage (an object with a \"name\")",
+				       path, i);
+		}
 	}
 	*ret = xcalloc(1, sizeof(**ret));
 	journal_init(*ret, path);

@@ -209,6 +209,28 @@ static void test_load_errors(void **state)
 	assert_int_equal(journal_load(path, &j, &e), ERR_PARSE);
 	assert_null(j);
 	err_clear(&e);
+	/*
+	 * A stage that is not an object with a name (the journal fuzz target,
+	 * tests/fuzz/regress/journal/journal-3 and -4): --resume could neither
+	 * find it by name nor record its hosts in it, and dropped their
+	 * results silently. Refused, naming the entry.
+	 */
+	static const char *bad[] = {
+		"{\"version\": 1, \"stages\": [2]}",
+		"{\"version\": 1, \"stages\": [{\"name\": \"s1\"}, {\"hosts\": {}}]}",
+		"{\"version\": 1, \"stages\": [{\"name\": \"\"}]}",
+		"{\"version\": 1, \"stages\": [{\"name\": 7}]}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		f = fopen(path, "w");
+		fputs(bad[i], f);
+		fclose(f);
+		assert_int_equal(journal_load(path, &j, &e), ERR_PARSE);
+		assert_null(j);
+		assert_non_null(strstr(err_msg(&e), "is not a stage"));
+		assert_non_null(strstr(err_msg(&e), i == 1 ? "stages[1]" : "stages[0]"));
+		err_clear(&e);
+	}
 	unlink(path);
 	rmdir(dir);
 	free(path);

@@ -31,7 +31,10 @@
  * run resumed right after the restart's mmstartup). A daemon active
  * with nothing owed but unmounted (a run cut between a restart's mmstartup
  * and its mmmount, issue 24) is left to scale_remote_mount, which follows
- * and mounts all such nodes at once (t0961).
+ * and mounts all such nodes at once (t0961). A file system of automount
+ * yes needs no mmmount after a start: GPFS mounts it when the daemon
+ * starts (IBM, sim/README.md), mmlsmount lists it, and the checks find
+ * nothing to do.
  */
 #include "../engine/deploy/module.h"
 #include "scale-common.h"

@@ -841,7 +841,32 @@ gpfs_startup() {
 		echo "starting $NOW" >"$G/daemon/$n"
 		mkdir -p "$G/loaded"
 		gpfs_effective "$n" >"$G/loaded/$n"
+		gpfs_automount "$n"
 	done
+}
+
+# gpfs_automount NAME: the file systems whose automount setting is yes
+# (mmremotefs add/update -A yes) are mounted when NAME's daemon starts
+# (IBM, "Deciding how the file system is mounted": yes = "When the GPFS
+# daemon starts", no = "Manual mount", automount = "When the file system
+# is first accessed"; "Mounting a file system": with -A yes there is no
+# mmmount to run after restarting GPFS). NAME joins mounts/FS here, and
+# mmlsmount lists it once its daemon is active (after its arbitration,
+# with quorum). A mount the owning cluster refuses (gpfs_remote_check)
+# fails as mmmount's would, in the daemon's log only: no mmstartup
+# message, the file system stays unmounted. -A automount: nothing is
+# accessed in the sim, so nothing mounts; -A no: never.
+# The file systems are judged once a command (_am_fs: "-" before).
+gpfs_automount() {
+	if [ "${_am_fs:--}" = - ]; then
+		_am_fs=
+		[ -s "$G/remotefs" ] &&
+			for _am_d in $(awk -F '\t' '$6 == "yes" { print $1 }' "$G/remotefs"); do
+				gpfs_remote_check "$_am_d" 2>/dev/null && _am_fs="$_am_fs $_am_d"
+			done
+		_am_fs=${_am_fs:- }
+	fi
+	for _am_d in $_am_fs; do gpfs_mount_edit "$G/mounts/$_am_d" "$1" add; done
 }
 
 # gpfs_effective NAME: NAME's configuration, "attribute value" a line, as

@@ -63,7 +63,7 @@ rnd() { echo $(( 0x$(printf '%s-%s' "$SEED" "$1" | sha256sum | cut -c1-8) % $2 )
 LOST=dgx0$(( $(rnd 1 5) + 1 ))
 K=$(( $(rnd 2 8) + 1 ))
 S=$(rnd 3 30 | awk '{ printf "%.1f", $1 / 10 }')
-echo "quorum-run: $LOST stops ${S}s after the ${K}th mmshutdown"
+echo "quorum-run: $LOST stops ${S}s after mmshutdown number $K"
 "$BRINGUP" sim fault $LOST gpfs-stop-at "$K+$S" >/dev/null || fail "sim fault gpfs-stop-at"
 
 sample & SAMPLER=$!

@@ -26,7 +26,7 @@ while kill -0 "$pid" 2>/dev/null && [ -z "$seen" ]; do
 	done
 	sleep 0.05
 done
-wait "$pid" || fail "precheck with a spill directory: $(cat "$TEST_DIR/a.err")"
+wait "$pid" || fail "precheck with a spill directory: $(cat "$TEST_DIR/a.err") $(fabric_results "$TEST_DIR/a.json")"
 [ -n "$seen" ] || fail "no output in an unlinked file in TMPDIR while the hosts ran"
 [ -z "$(ls -A "$spill")" ] || fail "files left in TMPDIR: $(ls -A "$spill")"
 
@@ -55,7 +55,7 @@ PY
 # verdicts from memory.
 TMPDIR=$TEST_DIR/missing "$BRINGUP" precheck -i "$INV" --timeout "$(slow 60)" -o json \
 	--output "$TEST_DIR/b.json" 2>"$TEST_DIR/b.err" ||
-	fail "precheck without a spill directory: $(cat "$TEST_DIR/b.err")"
+	fail "precheck without a spill directory: $(cat "$TEST_DIR/b.err") $(fabric_results "$TEST_DIR/b.json")"
 (
 	trap '' XFSZ
 	TMPDIR=$spill sh -c 'ulimit -f 8 && exec "$@"' sh "$BRINGUP" precheck -i "$INV" \

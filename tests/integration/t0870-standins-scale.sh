@@ -212,7 +212,32 @@ on "$A" mmlsmgr scratch | grep -qx 'scratch          10\.10\.1\.1 (dgx01)' ||
 grep -qx 'scratch dgx02 dgx01 takeover' "$CLUSTER/gpfs/fsmgr.log" || fail "takeover log: $(cat "$CLUSTER/gpfs/fsmgr.log")"
 on "$A" mmstartup -N dgx02 >/dev/null
 wait_active 5
+# ess3000_4M is automount yes (mmremotefs add -A yes above): the daemon
+# mounts it as it starts, no mmmount (IBM, "Deciding how the file system is
+# mounted": yes = "When the GPFS daemon starts"); -A no: never; a mount the
+# storage cluster refuses leaves it unmounted, mmstartup still exits 0 (the
+# daemon logs it)
+mounted_on() { on "$A" mmlsmount ess3000_4M -L | grep -q " $1 "; }
+mounted_on dgx02 || fail "automount yes: dgx02 not mounted at startup: $(on "$A" mmlsmount ess3000_4M -L)"
+restart_dgx02() {
+	on "$A" mmshutdown -N dgx02 >/dev/null && on "$A" mmstartup -N dgx02 >/dev/null ||
+		fail "restart dgx02"
+	wait_active 5
+}
+remotefs() {
+	on "$A" mmremotefs update ess3000_4M -f ess3000_4M -C ess3000.bda.scale.ibm.com \
+		-T /gpfs/ess3000_4M -A "$1" >/dev/null || fail "mmremotefs update -A $1"
+}
+remotefs no
+restart_dgx02
+mounted_on dgx02 && fail "automount no: dgx02 mounted at startup"
+remotefs yes
+"$TOOLS/sim-fault" "$E" "$CLUSTER" remote-key-refused
+restart_dgx02
+mounted_on dgx02 && fail "a refused key mounted dgx02 at startup"
+"$TOOLS/sim-fault" "$E" "$CLUSTER" clear
 on "$A" mmmount ess3000_4M -N dgx02 >/dev/null || fail "remount on dgx02"
+mounted_on dgx02 || fail "mmmount of dgx02"
 
 "$TOOLS/sim-fault" "$D/dgx04" "$CLUSTER" gpfs-down
 on "$A" mmgetstate -N dgx04 | grep -q 'dgx04  *down$' || fail "gpfs-down: down"

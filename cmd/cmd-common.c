@@ -165,6 +165,12 @@ void cmd_interrupt_begin(void (*cancel)(void *), void *arg, const char *what)
 	signal(SIGTERM, on_interrupt);
 }
 
+void cmd_interrupt_fatal(void)
+{
+	signal(SIGINT, on_second_interrupt);
+	signal(SIGTERM, on_second_interrupt);
+}
+
 void cmd_cancel_runner(void *runner)
 {
 	runner_cancel(runner);

@@ -70,6 +70,7 @@ const struct cmd_option cmd_deploy_options[] = {
 	{ "skip-tags", 'T', 0, "T[,T]", "never stages with one of these tags (or names)" },
 	{ "start-at", 'S', 0, "STAGE", "skip the stages before STAGE" },
 	{ "resume", 'R', 0, NULL, "continue the last run: skip what its journal says is done" },
+	{ "run-id", 'I', 0, "ID", "record the run as ID (new); with --resume, continue run ID, not the last" },
 	{ "state-dir", 'D', OPT_DIR, "DIR", "journal and logs (default ~/.local/state/bringup/CLUSTER)" },
 	{ "output", 'o', OPT_SHORT, "text|json", "the summary as text (default) or JSON" },
 	{ "forks", 'f', OPT_SHORT, "N", "hosts worked on at once (default " CMD_STR(RUNNER_DEFAULT_FORKS) ")" },
@@ -437,6 +438,7 @@ static void list_modules(void)
 
 struct run_paths {
 	char *state_dir, *run_id, *run_dir;
+	char *prior_last; /* a new run: the run STATE/last named before it (NULL: none) */
 };
 
 static void run_paths_release(struct run_paths *rp)
@@ -444,11 +446,32 @@ static void run_paths_release(struct run_paths *rp)
 	free(rp->state_dir);
 	free(rp->run_id);
 	free(rp->run_dir);
+	free(rp->prior_last);
 }
 
-/* The run's id before its journal: the cluster lock names it. */
-static int run_id_for(bool resume, struct run_paths *rp, struct err *err)
+/*
+ * The run's id before its journal: the cluster lock names it. A new run
+ * given its id (--run-id: an upgrade's) must not have a journal yet.
+ */
+static int run_id_for(bool resume, const char *given, struct run_paths *rp, struct err *err)
 {
+	char *path;
+	int rc = 0;
+
+	if (given && !resume) {
+		path = xasprintf("%s/runs/%s/journal.json", rp->state_dir, given);
+		if (!access(path, F_OK))
+			rc = err_set(err, ERR_USAGE, "--run-id %s: that run has a journal (%s): "
+				     "--resume continues it", given, path);
+		free(path);
+		if (!rc)
+			rp->run_id = xstrdup(given);
+		return rc;
+	}
+	if (given) {
+		rp->run_id = xstrdup(given);
+		return 0;
+	}
 	if (!resume) {
 		rp->run_id = run_id_new();
 		return 0;
@@ -497,6 +520,8 @@ static int open_journal(const struct inventory *inv, const struct playbook *pb,
 	}
 	if (!rp->run_id)
 		rp->run_id = run_id_new();
+	if (run_last(rp->state_dir, &rp->prior_last, err))
+		err_clear(err); /* the first run */
 	rp->run_dir = xasprintf("%s/runs/%s", rp->state_dir, rp->run_id);
 	if ((rc = mkdir_p(rp->run_dir, err))) {
 		json_decref(prior);
@@ -532,6 +557,7 @@ static int use_bundle(const struct deploy_args *a, struct inventory *inv, struct
 
 struct deploy_args {
 	const char *inv_path, *pb_path, *limit, *start_at, *state_dir, *format, *from_bundle;
+	const char *run_id;
 	struct strlist tags, skip_tags;
 	bool tui;
 	bool check, resume, list;
@@ -556,6 +582,7 @@ static int parse_args(int argc, char **argv, struct deploy_args *a)
 		case 'T': split_commas(optarg, &a->skip_tags); break;
 		case 'S': a->start_at = optarg; break;
 		case 'R': a->resume = true; break;
+		case 'I': a->run_id = optarg; break;
 		case 'D': a->state_dir = optarg; break;
 		case 'o': a->format = optarg; break;
 		case 'f': if (cmd_parse_uint("deploy", "--forks", optarg, &a->o.forks)) return -1; break;
@@ -576,6 +603,12 @@ static int parse_args(int argc, char **argv, struct deploy_args *a)
 	}
 	if (a->check && a->resume) {
 		fprintf(stderr, "bringup deploy: --check and --resume do not go together\n");
+		return -1;
+	}
+	if (a->run_id && (a->check || !run_id_valid(a->run_id))) {
+		fprintf(stderr, "bringup deploy: --run-id %s: %s\n", a->run_id, a->check ?
+			"a dry run records no run" : "letters, digits, '.', '_' and '-' "
+			"(not first), at most 64");
 		return -1;
 	}
 	a->o.check = a->check;
@@ -629,6 +662,40 @@ static void use_upgraded_releases(const struct inventory *inv, struct playbook *
 			"where they run: %s", state_dir, keys.buf);
 	strbuf_release(&keys);
 	upgrade_to_release(&rel);
+}
+
+/*
+ * Takes the cluster lock for a run whose journal exists: one run per
+ * cluster, whatever its state directory, before any host is touched.
+ * A ^C meanwhile ends the process with the journal saying "interrupted"
+ * (--resume then starts the run: nothing was changed). A refused new run
+ * is undone (its journal removed, STATE/last pointing where it did), so
+ * that a second deploy never takes --resume away from the run it waits
+ * for; a --resume takes over the lease of the run it resumes, and becomes
+ * the last run once it holds it.
+ */
+static int lock_cluster(const struct inventory *inv, const struct deploy_args *a,
+			const struct run_paths *rp, struct journal **journal, struct cluster_lock **cl, struct err *err)
+{
+	int rc;
+
+	last_words_journal = *journal;
+	cmd_interrupt_on_exit(last_words);
+	cmd_interrupt_fatal();
+	rc = cmd_cluster_lock(inv, rp->run_id, &(struct runner_opts){ .forks = a->o.forks,
+			      .command_timeout_s = a->o.command_timeout_s,
+			      .accept_new_host_keys = a->o.accept_new_host_keys }, cl, err);
+	cmd_interrupt_end();
+	cmd_interrupt_on_exit(NULL);
+	last_words_journal = NULL;
+	if (rc && !a->resume) {
+		journal_free(*journal);
+		*journal = NULL;
+		run_discard(rp->state_dir, rp->run_id, rp->prior_last);
+	} else if (!rc && a->resume) {
+		rc = run_mark_last(rp->state_dir, rp->run_id, err);
+	}
+	return rc;
 }
 
 int cmd_deploy(const struct cmd_ctx *ctx, int argc, char **argv)
@@ -687,14 +754,11 @@ int cmd_deploy(const struct cmd_ctx *ctx, int argc, char **argv)
 			err_clear(&err);
 		a.o.records = check_records;
 	} else if (run_lock(rp.state_dir, &lock_fd, &err) ||
-		   run_id_for(a.resume, &rp, &err) ||
-		   /* one run per cluster, whatever its state directory, before
-		    * any host is touched or this run is recorded; a --resume
-		    * takes over the lease of the run it resumes */
-		   cmd_cluster_lock(inv, rp.run_id, &(struct runner_opts){ .forks = a.o.forks,
-				    .command_timeout_s = a.o.command_timeout_s,
-				    .accept_new_host_keys = a.o.accept_new_host_keys }, &cl, &err) ||
-		   open_journal(inv, pb, a.inv_path, a.resume, &rp, &journal, &err)) {
+		   run_id_for(a.resume, a.run_id, &rp, &err) ||
+		   /* recorded before the cluster lock: a run cut while it
+		    * waits for the lock is the one --resume goes on with */
+		   open_journal(inv, pb, a.inv_path, a.resume, &rp, &journal, &err) ||
+		   lock_cluster(inv, &a, &rp, &journal, &cl, &err)) {
 		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}

@@ -36,7 +36,7 @@ const struct cmd_option cmd_upgrade_options[] = {
 	{ "scale-installer", 'S', OPT_DIR, "DIR", "the new Spectrum Scale release, extracted (default: the inventory's gpfs_installer)" },
 	{ "driver-installer", 'G', OPT_FILE, "FILE", "the new GPU driver's runfile, NVIDIA-Linux-ARCH-VER.run (default: the inventory's gpu_driver_installer)" },
 	{ "check", 'C', OPT_SHORT, NULL, "show the batches and why, change nothing" },
-	{ "resume", 'R', 0, NULL, "continue the last upgrade (its planned batches) where it stopped" },
+	{ "resume", 'R', 0, NULL, "continue the planned upgrade where it stopped (or from its first batch)" },
 	{ "state-dir", 'D', OPT_DIR, "DIR", "journal, logs and the upgrade's playbook (default ~/.local/state/bringup/CLUSTER)" },
 	{ "forks", 'f', OPT_SHORT, "N", "hosts worked on at once (default " CMD_STR(RUNNER_DEFAULT_FORKS) ")" },
 	{ "timeout", 'W', 0, "S", "per-command time limit (default: the inventory's)" },
@@ -333,7 +333,7 @@ out:
 
 /* Runs the upgrade's playbook through deploy (its journal, report and --resume). */
 static int run_deploy(const struct cmd_ctx *ctx, const struct upgrade_args *a, const char *pb,
-		      const char *state)
+		      const char *state, const char *run_id, bool resume)
 {
 	struct cmd_ctx dctx = { cmd_ctx_find(ctx, "deploy"), ctx->commands, ctx->ncommands };
 	const char *argv[16];
@@ -346,7 +346,9 @@ static int run_deploy(const struct cmd_ctx *ctx, const struct upgrade_args *a, c
 	argv[n++] = pb;
 	argv[n++] = "--state-dir";
 	argv[n++] = state;
-	if (a->resume)
+	argv[n++] = "--run-id";
+	argv[n++] = run_id;
+	if (resume)
 		argv[n++] = "--resume";
 	if (a->forks) {
 		argv[n++] = "--forks";
@@ -425,6 +427,62 @@ static int check_runfile(const struct inventory *inv, const struct upgrade_args 
 	return rc;
 }
 
+/*
+ * --resume: the run of the planned upgrade (STATE/upgrade/run) goes on
+ * where its journal says it stopped, or starts from its first batch where
+ * it was cut before its journal began. No record, or an upgrade already
+ * finished: nothing to resume, said as such (an upgrade cut while it read
+ * the cluster and planned changed nothing).
+ */
+static int resume(const struct cmd_ctx *ctx, const struct upgrade_args *a,
+		  const struct inventory *inv, const char *state, const char *pb)
+{
+	struct upgrade_to to = { 0 };
+	char *run_id = NULL, *journal = NULL, *what = NULL;
+	size_t nleft = 0;
+	int status;
+
+	if (!upgrade_run_read(state, &run_id, &nleft)) {
+		fprintf(stderr, "bringup upgrade: --resume: no upgrade was begun in %s (one cut "
+			"while it read the cluster and planned changed nothing): start it with "
+			"`bringup upgrade --to ...`\n", state);
+		return EXIT_USAGE;
+	}
+	if (!upgrade_in_progress(state, &to)) {
+		fprintf(stderr, "bringup upgrade: --resume: no upgrade is in progress in %s: the "
+			"last one (run %s) finished (one cut while it read the cluster and planned "
+			"changed nothing): start a new one with `bringup upgrade --to ...`\n",
+			state, run_id);
+		free(run_id);
+		return EXIT_USAGE;
+	}
+	what = upgrade_to_str(&to);
+	journal = xasprintf("%s/runs/%s/journal.json", state, run_id);
+	if (!access(journal, F_OK)) {
+		printf("resuming the upgrade to %s planned in %s (run %s)\n", what, pb, run_id);
+		status = run_deploy(ctx, a, pb, state, run_id, true);
+	} else {
+		printf("the upgrade to %s planned in %s was cut before its first stage: its "
+		       "batches start from the first (run %s)\n", what, pb, run_id);
+		status = run_deploy(ctx, a, pb, state, run_id, false);
+	}
+	/* nodes the plan left out still run the old releases */
+	if (status == EXIT_OK && !nleft)
+		status = finish_upgrade(inv, state);
+	else if (status == EXIT_OK)
+		printf("not upgraded: %zu node%s the plan left out (see the plan); the upgrade "
+		       "is not finished\n", nleft, nleft == 1 ? "" : "s");
+	if (status == EXIT_OK && nleft)
+		status = EXIT_FAILED;
+	if (status != EXIT_USAGE)
+		print_node_states(inv, state);
+	upgrade_to_release(&to);
+	free(journal);
+	free(what);
+	free(run_id);
+	return status;
+}
+
 int cmd_upgrade(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct upgrade_args a = { 0 };
@@ -436,7 +494,7 @@ int cmd_upgrade(const struct cmd_ctx *ctx, int argc, char **argv)
 	struct upg_node *nodes = NULL;
 	struct strbuf yaml = STRBUF_INIT;
 	struct err err = ERR_INIT;
-	char *state = NULL, *dir = NULL, *pb = NULL, **hstate = NULL;
+	char *state = NULL, *dir = NULL, *pb = NULL, **hstate = NULL, *run_id = NULL;
 	const char *installer = NULL;
 	bool *down = NULL, planned = false, tiebreaker = false;
 	struct strbuf notes = STRBUF_INIT;
@@ -476,18 +534,7 @@ int cmd_upgrade(const struct cmd_ctx *ctx, int argc, char **argv)
 	dir = xasprintf("%s/upgrade", state);
 	pb = xasprintf("%s/playbook.yaml", dir);
 	if (a.resume) {
-		if (access(pb, R_OK)) {
-			fprintf(stderr, "bringup upgrade: --resume: no upgrade was started in %s "
-				"(%s: %s)\n", state, pb, strerror(errno));
-			status = EXIT_USAGE;
-			goto out;
-		}
-		printf("resuming the upgrade planned in %s\n", pb);
-		status = run_deploy(ctx, &a, pb, state);
-		if (status == EXIT_OK)
-			status = finish_upgrade(inv, state);
-		if (status != EXIT_USAGE)
-			print_node_states(inv, state);
+		status = resume(ctx, &a, inv, state, pb);
 		goto out;
 	}
 	/* What is down now counts as down: read it before planning. */
@@ -495,14 +542,12 @@ int cmd_upgrade(const struct cmd_ctx *ctx, int argc, char **argv)
 	hstate = xcalloc(inv->nhosts + 1, sizeof(*hstate));
 	struct runner_opts ro = { .forks = forks, .command_timeout_s = timeout,
 				  .accept_new_host_keys = a.accept, .cancel_stops_commands = true };
-	char *run_id = run_id_new();
-
+	run_id = run_id_new();
 	/* One run per cluster, before the probe reads a node: a deploy or
 	 * upgrade from another state directory would change what the plan
 	 * reads. The deploy this upgrade runs takes the same lease (this
 	 * process holds it); --check changes nothing and takes none. */
 	rc = !a.check ? cmd_cluster_lock(inv, run_id, &ro, &cl, &err) : 0;
-	free(run_id);
 	if (rc || runner_new(inv, &ro, &r, &err) || upgrade_probe(r, inv, down, hstate, &err)) {
 		status = cmd_fail_inv(inv, &err);
 		goto out;
@@ -539,12 +584,15 @@ int cmd_upgrade(const struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	close(lock_fd);
 	lock_fd = -1;
+	/* In this order, so that --resume finds the run of this plan or none
+	 * (upgrade_run_record): a cut before the record changed nothing. */
+	upgrade_run_forget(state);
 	if (mkdir_p(dir, &err) || write_file(pb, yaml.buf, yaml.len, &err) ||
-	    upgrade_mark(state, &to, &err)) {
+	    upgrade_mark(state, &to, &err) || upgrade_run_record(state, run_id, plan.nleft, &err)) {
 		status = cmd_fail_inv(inv, &err);
 		goto out;
 	}
-	status = run_deploy(ctx, &a, pb, state);
+	status = run_deploy(ctx, &a, pb, state, run_id, false);
 	/* nodes left out still run the old releases: the upgrade is not over,
 	 * its mark stays and nothing is recorded as installed */
 	if (status == EXIT_OK && !plan.nleft)
@@ -559,6 +607,7 @@ int cmd_upgrade(const struct cmd_ctx *ctx, int argc, char **argv)
 	}
 out:
 	cluster_lock_release(cl); /* before the inventory it reads is freed */
+	free(run_id);
 	if (planned)
 		upg_plan_release(&plan);
 	for (size_t i = 0; hstate && inv && i < inv->nhosts; i++)

@@ -152,6 +152,13 @@ bool cmd_interrupt_end(void);
 /* A function (async-signal-safe) the second signal calls before the process
  * dies: the TUI restores the terminal. NULL: none. */
 void cmd_interrupt_on_exit(void (*fn)(void));
+/*
+ * Where nothing can be cancelled half-way and nothing has changed a node
+ * yet (a run taking its cluster lock): the first SIGINT or SIGTERM calls
+ * the on-exit function, then ends the process. cmd_interrupt_begin or
+ * cmd_interrupt_end ends the window.
+ */
+void cmd_interrupt_fatal(void);
 /* The usual cancel for cmd_interrupt_begin: runner_cancel(runner). */
 void cmd_cancel_runner(void *runner);
 

@@ -11,6 +11,7 @@
 #include "../base/strlist.h"
 #include "../base/xalloc.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -266,29 +267,53 @@ int upgrade_scale_roles(struct runner *r, const struct inventory *inv, char *con
 	return rc;
 }
 
-int upgrade_mark(const char *state_dir, const struct upgrade_to *to, struct err *err)
+/*
+ * STATE/upgrade/NAME holds `text` and a newline, written whole to a new
+ * file, synced, then renamed over: a cut write leaves the last one.
+ */
+static int state_file_write(const char *state_dir, const char *name, const char *text,
+			    struct err *err)
 {
-	char *dir = xasprintf("%s/upgrade", state_dir), *path = xasprintf("%s/in-progress", dir);
-	char *what = upgrade_to_str(to);
+	char *dir = xasprintf("%s/upgrade", state_dir), *path = xasprintf("%s/%s", dir, name);
+	char *tmp = xasprintf("%s.tmp", path);
 	FILE *f = NULL;
 	int rc = mkdir_p(dir, err);
 
-	if (!rc && (!(f = fopen(path, "w")) || fprintf(f, "%s\n", what) < 0))
-		rc = err_set(err, ERR_IO, "%s: %s", path, strerror(errno));
+	if (!rc && (!(f = fopen(tmp, "w")) || fprintf(f, "%s\n", text) < 0 || fflush(f) ||
+		    fsync(fileno(f))))
+		rc = err_set(err, ERR_IO, "%s: %s", tmp, strerror(errno));
 	if (f && fclose(f) && !rc)
+		rc = err_set(err, ERR_IO, "%s: %s", tmp, strerror(errno));
+	if (!rc && rename(tmp, path))
 		rc = err_set(err, ERR_IO, "%s: %s", path, strerror(errno));
-	free(what);
+	if (rc)
+		unlink(tmp);
+	free(tmp);
 	free(path);
 	free(dir);
 	return rc;
 }
 
-void upgrade_unmark(const char *state_dir)
+static void state_file_remove(const char *state_dir, const char *name)
 {
-	char *path = xasprintf("%s/upgrade/in-progress", state_dir);
+	char *path = xasprintf("%s/upgrade/%s", state_dir, name);
 
 	unlink(path);
 	free(path);
+}
+
+int upgrade_mark(const char *state_dir, const struct upgrade_to *to, struct err *err)
+{
+	char *what = upgrade_to_str(to);
+	int rc = state_file_write(state_dir, "in-progress", what, err);
+
+	free(what);
+	return rc;
+}
+
+void upgrade_unmark(const char *state_dir)
+{
+	state_file_remove(state_dir, "in-progress");
 }
 
 /* Reads a file of one --to line ("ofed=X,scale=Y") into *ret. */
@@ -319,6 +344,45 @@ bool upgrade_in_progress(const char *state_dir, struct upgrade_to *ret)
 	char *path = xasprintf("%s/upgrade/in-progress", state_dir);
 	bool found = read_to_file(path, ret);
 
+	free(path);
+	return found;
+}
+
+int upgrade_run_record(const char *state_dir, const char *run_id, size_t nleft,
+		       struct err *err)
+{
+	char *text = xasprintf("%s\nleft %zu", run_id, nleft);
+	int rc = state_file_write(state_dir, "run", text, err);
+
+	free(text);
+	return rc;
+}
+
+void upgrade_run_forget(const char *state_dir)
+{
+	state_file_remove(state_dir, "run");
+}
+
+bool upgrade_run_read(const char *state_dir, char **ret_id, size_t *ret_nleft)
+{
+	char *path = xasprintf("%s/upgrade/run", state_dir);
+	char id[128], left[64];
+	FILE *f = fopen(path, "r");
+	bool found = false;
+	unsigned long n;
+	char end;
+
+	if (f && fgets(id, sizeof(id), f) && fgets(left, sizeof(left), f)) {
+		id[strcspn(id, "\n")] = '\0';
+		if (run_id_valid(id) && !strncmp(left, "left ", 5) && isdigit((unsigned char)left[5]) &&
+		    sscanf(left + 5, "%lu%c", &n, &end) == 2 && end == '\n') {
+			*ret_id = xstrdup(id);
+			*ret_nleft = n;
+			found = true;
+		}
+	}
+	if (f)
+		fclose(f);
 	free(path);
 	return found;
 }
@@ -384,10 +448,8 @@ static void take(char **slot, char **from)
 
 int upgrade_finish(const char *state_dir, struct upgrade_to *ret_done, struct err *err)
 {
-	char *path = xasprintf("%s/upgrade/releases", state_dir);
-	char *tmp = xasprintf("%s.tmp", path), *what = NULL;
 	struct upgrade_to all, done;
-	FILE *f;
+	char *what = NULL;
 	int rc = 0;
 
 	memset(ret_done, 0, sizeof(*ret_done));
@@ -401,24 +463,12 @@ int upgrade_finish(const char *state_dir, struct upgrade_to *ret_done, struct er
 	take(&all.scale, &done.scale);
 	take(&all.driver, &done.driver);
 	what = upgrade_to_str(&all);
-	/* written whole, then renamed: a cut write leaves the last record */
-	if (!(f = fopen(tmp, "w")) || fprintf(f, "%s\n", what) < 0 || fflush(f) ||
-	    fsync(fileno(f)))
-		rc = err_set(err, ERR_IO, "%s: %s", tmp, strerror(errno));
-	if (f && fclose(f) && !rc)
-		rc = err_set(err, ERR_IO, "%s: %s", tmp, strerror(errno));
-	if (!rc && rename(tmp, path))
-		rc = err_set(err, ERR_IO, "%s: %s", path, strerror(errno));
-	if (rc)
-		unlink(tmp);
-	else
+	if (!(rc = state_file_write(state_dir, "releases", what, err)))
 		upgrade_unmark(state_dir);
 	upgrade_to_release(&all);
 	upgrade_to_release(&done);
 out:
 	free(what);
-	free(tmp);
-	free(path);
 	return rc;
 }
 

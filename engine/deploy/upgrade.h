@@ -100,6 +100,21 @@ void upgrade_unmark(const char *state_dir);
 bool upgrade_in_progress(const char *state_dir, struct upgrade_to *ret);
 
 /*
+ * STATE/upgrade/run: the run (deploy's journal, STATE/runs/ID) that carries
+ * out the planned upgrade, and how many nodes its plan left out (such an
+ * upgrade never finishes). Written after the playbook and the in-progress
+ * mark, and removed before a new plan replaces them, so that `upgrade
+ * --resume` never continues another plan's journal: no record means no
+ * upgrade got as far as its first stage. upgrade_run_record writes it
+ * whole (a new file renamed over); upgrade_run_read gives the id (caller
+ * frees) and says whether there is one.
+ */
+int upgrade_run_record(const char *state_dir, const char *run_id, size_t nleft,
+		       struct err *err);
+void upgrade_run_forget(const char *state_dir);
+bool upgrade_run_read(const char *state_dir, char **ret_id, size_t *ret_nleft);
+
+/*
  * STATE/upgrade/releases: the releases finished upgrades installed
  * ("ofed=X,scale=Y,driver=Z", the latest of each), which deploy takes as
  * the desired ones where the cluster runs them and the inventory still

@@ -82,6 +82,36 @@ int run_mark_last(const char *state_dir, const char *run_id, struct err *err)
 	return rc;
 }
 
+bool run_id_valid(const char *id)
+{
+	size_t n = strlen(id);
+
+	return n && n <= 64 && id[0] != '.' &&
+	       strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+void run_discard(const char *state_dir, const char *run_id, const char *prior_id)
+{
+	char *dir = xasprintf("%s/runs/%s", state_dir, run_id);
+	char *journal = xasprintf("%s/journal.json", dir);
+	char *last = xasprintf("%s/last", state_dir);
+	struct err err = ERR_INIT;
+
+	if (prior_id)
+		run_mark_last(state_dir, prior_id, &err);
+	else
+		unlink(last);
+	unlink(journal);
+	rmdir(dir);
+	free(dir);
+	dir = xasprintf("%s/runs", state_dir);
+	rmdir(dir); /* when it was the first */
+	err_clear(&err);
+	free(last);
+	free(journal);
+	free(dir);
+}
+
 int run_lock(const char *state_dir, int *ret_fd, struct err *err)
 {
 	char *path = xasprintf("%s/lock", state_dir);

@@ -16,6 +16,7 @@
 #define BRINGUP_RUNLOG_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../base/err.h"
@@ -36,6 +37,19 @@ int mkdir_p(const char *path, struct err *err);
 int run_mark_last(const char *state_dir, const char *run_id, struct err *err);
 /* The run id STATE/last points at (caller frees), or ERR_NOTFOUND. */
 int run_last(const char *state_dir, char **ret_id, struct err *err);
+/*
+ * A run id given from outside (deploy --run-id, the upgrade's record): a
+ * name under STATE/runs, so letters, digits, '.', '_', '-', not starting
+ * with '.', at most 64 characters.
+ */
+bool run_id_valid(const char *id);
+/*
+ * Undoes a run recorded before it could begin (its cluster lock was
+ * refused): removes STATE/runs/RUN_ID's journal and directory and points
+ * STATE/last back at PRIOR_ID (removes it where PRIOR_ID is NULL). Only
+ * under run_lock: nothing else moves STATE/last meanwhile.
+ */
+void run_discard(const char *state_dir, const char *run_id, const char *prior_id);
 /*
  * Takes STATE_DIR/lock (flock, with our pid in it) so that two deploys on
  * one cluster never interleave their changes or their journals; held until

@@ -124,4 +124,36 @@ fake_lease 20260101T000000Z-1 other-admin 4242 -5
 out=$(deploy C 2>&1) || fail "an expired lease was not taken over: $out"
 echo "$out" | grep -q "changed=0 failed=0" || fail "not converged: $out"
 [ ! -e "$(lease dgx03)" ] || fail "the lease is left after the run"
+
+# A run cut (^C) while it takes the lease: recorded before the lock, so its
+# journal says "interrupted" and --resume runs it whole (chaos seed 55968
+# cycle 17: a run cut there recorded nothing, and --resume took up the
+# run before it). dgx02 answers the take 60 s late (fault slow).
+"$BRINGUP" sim fault dgx02 slow 60 >/dev/null || fail "fault slow"
+# (a background job of sh ignores SIGINT; an admin's ^C reaches a
+# foreground one with the default action; exec: $! is the run itself)
+sh -c 'exec env --default-signal=INT "$@"' - "$BRINGUP" deploy -i "$INV" -p "$TEST_DIR/pb.yaml" \
+	--state-dir "$TEST_DIR/D" >"$TEST_DIR/d.out" 2>&1 &
+dpid=$!
+i=0
+until grep -qs "run=$(basename "$(readlink "$TEST_DIR/D/last" 2>/dev/null)") " "$(lease dgx01)"; do
+	kill -0 $dpid 2>/dev/null || fail "deploy D ended before its lease: $(cat "$TEST_DIR/d.out")"
+	i=$((i + 1)); [ $i -lt 600 ] || fail "deploy D never took dgx01's lease"
+	sleep 0.05
+done
+rund=$(basename "$(readlink "$TEST_DIR/D/last")")
+kill -INT $dpid
+wait $dpid; rc=$?
+"$BRINGUP" sim fault dgx02 clear >/dev/null || fail "clear slow"
+[ $rc = 130 ] || fail "^C while taking the lease: exit $rc: $(cat "$TEST_DIR/d.out")"
+python3 - "$TEST_DIR/D/runs/$rund/journal.json" <<'PY' || fail "the cut run's journal: $(cat "$TEST_DIR/D/runs/$rund/journal.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(0 if j["state"] == "interrupted" and not j["stages"] else 1)
+PY
+out=$(deploy D --resume 2>&1) || fail "--resume of a run cut while it took the lease: $out"
+echo "$out" | grep -q "completed in an earlier attempt" && fail "--resume skipped stages the cut run never ran: $out"
+echo "$out" | grep -Eq "^  ofed +ok +dgx\[01-03\]" || fail "--resume did not run the ofed stage: $out"
+[ "$(basename "$(readlink "$TEST_DIR/D/last")")" = "$rund" ] || fail "--resume did not go on with run $rund"
+[ ! -e "$(lease dgx02)" ] || fail "the resumed run left its lease"
 exit 0

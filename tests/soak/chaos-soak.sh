@@ -209,6 +209,13 @@ while [ "$CYCLE" -lt "$RUNS" ]; do
 			deploy --resume >"$TEST_DIR/resume.out" 2>&1; rc=$?
 		else
 			upgrade --resume >"$TEST_DIR/resume.out" 2>&1; rc=$?
+			# an upgrade cut while it read the cluster and planned (or
+			# after it finished) left nothing to resume, and says so:
+			# the admin starts it again
+			if [ $rc = 2 ] && grep -Eq -- "--resume: no upgrade (was begun|is in progress) in " "$TEST_DIR/resume.out"; then
+				echo "chaos: cycle $CYCLE: nothing to resume ($(grep -o 'no upgrade [a-z ]*' "$TEST_DIR/resume.out" | head -n 1)): the upgrade again"
+				upgrade --to "$TO" --batch 3 >"$TEST_DIR/resume.out" 2>&1; rc=$?
+			fi
 		fi
 		[ $rc = 0 ] || die "resume finishes" "--resume exit $rc: $(tail -n 25 "$TEST_DIR/resume.out")"
 	fi

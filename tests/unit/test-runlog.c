@@ -124,11 +124,91 @@ static void test_state_dir_and_last_run(void **state)
 	free(p);
 }
 
+/* STATE/runs/ID/journal.json, empty; its path (caller frees). */
+static char *touch_journal(const char *dir, const char *id)
+{
+	char *run = xasprintf("%s/runs/%s", dir, id), *path = xasprintf("%s/journal.json", run);
+	struct err e = ERR_INIT;
+	FILE *f;
+
+	assert_int_equal(mkdir_p(run, &e), 0);
+	assert_non_null(f = fopen(path, "w"));
+	fclose(f);
+	free(run);
+	return path;
+}
+
+/*
+ * A run refused its cluster lock is undone: STATE/last back where it was
+ * (or gone, for the first run), its journal and directory removed; the
+ * earlier run's journal is left alone.
+ */
+static void test_discard_puts_last_back(void **state)
+{
+	char dir[] = "/tmp/test-runlog-XXXXXX", *p, *j1, *j2, *got = NULL;
+	struct err e = ERR_INIT;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	/* the first run: nothing to go back to */
+	free(touch_journal(dir, "r1"));
+	assert_int_equal(run_mark_last(dir, "r1", &e), 0);
+	run_discard(dir, "r1", NULL);
+	assert_int_equal(run_last(dir, &got, &e), ERR_NOTFOUND);
+	err_clear(&e);
+	p = xasprintf("%s/runs", dir);
+	assert_int_equal(access(p, F_OK), -1);
+	free(p);
+	/* a later one: last names the earlier run again */
+	j1 = touch_journal(dir, "r1");
+	assert_int_equal(run_mark_last(dir, "r1", &e), 0);
+	j2 = touch_journal(dir, "r2");
+	assert_int_equal(run_mark_last(dir, "r2", &e), 0);
+	run_discard(dir, "r2", "r1");
+	assert_int_equal(run_last(dir, &got, &e), 0);
+	assert_string_equal(got, "r1");
+	assert_int_equal(access(j2, F_OK), -1);
+	assert_int_equal(access(j1, F_OK), 0);
+	free(got);
+	free(j1);
+	free(j2);
+	p = xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(p), 0);
+	free(p);
+}
+
+/* Ids from outside name a directory under STATE/runs and nothing else. */
+static void test_run_id_valid(void **state)
+{
+	char *id = run_id_new(), long_id[66];
+
+	(void)state;
+	assert_true(run_id_valid(id));
+	assert_true(run_id_valid("20261128T060611Z-12623"));
+	assert_true(run_id_valid("a.b_c-d"));
+	assert_false(run_id_valid(""));
+	assert_false(run_id_valid("."));
+	assert_false(run_id_valid(".."));
+	assert_false(run_id_valid("../x"));
+	assert_false(run_id_valid("a/b"));
+	assert_false(run_id_valid("a b"));
+	assert_false(run_id_valid("a\nb"));
+	memset(long_id, 'a', 64);
+	long_id[64] = '\0';
+	assert_true(run_id_valid(long_id));
+	long_id[64] = 'a';
+	long_id[65] = '\0';
+	assert_false(run_id_valid(long_id));
+	free(id);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records_are_redacted),
 		cmocka_unit_test(test_state_dir_and_last_run),
+		cmocka_unit_test(test_discard_puts_last_back),
+		cmocka_unit_test(test_run_id_valid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

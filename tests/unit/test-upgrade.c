@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../engine/base/xalloc.h"
 #include "../../engine/inventory/inventory.h"
 #include "../../engine/kube/kube-objects.h"
 #include "../../engine/deploy/playbook.h"
@@ -550,6 +551,42 @@ static void test_playbook_kube_drains_each_batch(void **state)
 	inventory_free(inv);
 }
 
+/*
+ * The upgrade's run record: what upgrade --resume goes by. Written whole,
+ * read back; gone once forgotten; a torn or foreign file is no record.
+ */
+static void test_run_record(void **state)
+{
+	char dir[] = "/tmp/test-upgrade-XXXXXX", *cmd = NULL, *id = NULL, *path;
+	struct err err = ERR_INIT;
+	size_t left = 99;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_false(upgrade_run_read(dir, &id, &left));
+	assert_int_equal(upgrade_run_record(dir, "20261128T060611Z-12623", 2, &err), 0);
+	assert_true(upgrade_run_read(dir, &id, &left));
+	assert_string_equal(id, "20261128T060611Z-12623");
+	assert_int_equal(left, 2);
+	free(id);
+	upgrade_run_forget(dir);
+	assert_false(upgrade_run_read(dir, &id, &left));
+	path = xasprintf("%s/upgrade/run", dir);
+	static const char *const bad[] = { "r1\n", "r1\nleft\n", "r1\nleft 2", "../x\nleft 0\n",
+					   "r1\nleft -1x\n", "r1\nleft -1\n", "r1\nleft  1\n", "" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		assert_non_null(f = fopen(path, "w"));
+		fputs(bad[i], f);
+		fclose(f);
+		assert_false(upgrade_run_read(dir, &id, &left));
+	}
+	free(path);
+	assert_true(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -567,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_playbook_driver),
 		cmocka_unit_test(test_playbook_kube_drains_each_batch),
 		cmocka_unit_test(test_finish_records_releases),
+		cmocka_unit_test(test_run_record),
 	};
 	return cmocka_run_group_tests_name("upgrade", tests, NULL, NULL);
 }

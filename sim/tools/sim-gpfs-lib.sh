@@ -1156,18 +1156,32 @@ mmremotefs() {
 	gpfs_require_member
 	case $sub in
 	add | update)
-		dev=$1 rdev= cl= mnt= auto=no opts=rw
-		shift
+		# add: -f and -C required; -T defaults to /gpfs/DEVICE, -A to no,
+		# -o to rw. update: the file system must be defined, and only the
+		# options named change (IBM, mmremotefs command: "update Device
+		# [-f RemoteDevice] [-C RemoteClusterName] [-T MountPoint] ...").
+		dev=${1:-} rdev= cl= mnt= auto= opts=
+		[ $# -gt 0 ] && shift
 		while [ $# -gt 0 ]; do
 			case $1 in
 			-f) shift; rdev=$1;; -C) shift; cl=$1;; -T) shift; mnt=$1;;
 			-A) shift; auto=$1;; -o) shift; opts=$1;; esac
 			shift
 		done
-		[ -n "$dev" ] && [ -n "$rdev" ] && [ -n "$cl" ] || gpfs_fail "Missing arguments."
+		[ -n "$dev" ] || gpfs_fail "Missing arguments."
+		if [ "$sub" = update ]; then
+			cur=$(awk -F '\t' -v d="$dev" '$1 == d' "$G/remotefs")
+			[ -n "$cur" ] || gpfs_fail "File system $dev is not defined."
+			IFS='	' read -r _ c_rdev c_cl c_mnt c_opts c_auto <<-EOF
+			$cur
+			EOF
+			rdev=${rdev:-$c_rdev} cl=${cl:-$c_cl} mnt=${mnt:-$c_mnt} opts=${opts:-$c_opts} auto=${auto:-$c_auto}
+		fi
+		[ -n "$rdev" ] && [ -n "$cl" ] || gpfs_fail "Missing arguments."
+		case ${auto:-no} in yes | no | automount) ;; *) gpfs_fail "Invalid value for -A: $auto";; esac
 		awk -F '\t' -v c="$cl" '$1 == c { f = 1 } END { exit !f }' "$G/remote" ||
 			gpfs_fail "Cluster $cl is not defined.  Use the mmremotecluster add command."
-		gpfs_locked gpfs_remotefs_set "$dev" "$rdev" "$cl" "${mnt:-/gpfs/$dev}" "$opts" "$auto"
+		gpfs_locked gpfs_remotefs_set "$dev" "$rdev" "$cl" "${mnt:-/gpfs/$dev}" "${opts:-rw}" "${auto:-no}"
 		gpfs_propagating;;
 	delete)
 		gpfs_locked gpfs_table_del "$G/remotefs" "$1"

@@ -224,10 +224,15 @@ restart_dgx02() {
 		fail "restart dgx02"
 	wait_active 5
 }
+# update changes only the options it names (IBM, mmremotefs command:
+# "update Device [-f RemoteDevice] [-C RemoteClusterName] [-T MountPoint]
+# ..."); a device never defined is refused
 remotefs() {
-	on "$A" mmremotefs update ess3000_4M -f ess3000_4M -C ess3000.bda.scale.ibm.com \
-		-T /gpfs/ess3000_4M -A "$1" >/dev/null || fail "mmremotefs update -A $1"
+	on "$A" mmremotefs update ess3000_4M -A "$1" >/dev/null || fail "mmremotefs update -A $1"
+	on "$A" mmremotefs show ess3000_4M | grep -Eq "^ess3000_4M +ess3000_4M +ess3000\.bda\.scale\.ibm\.com +/gpfs/ess3000_4M +rw +$1 " ||
+		fail "mmremotefs update -A $1 changed more: $(on "$A" mmremotefs show all)"
 }
+on "$A" mmremotefs update nosuchfs -A no >/dev/null 2>&1 && fail "mmremotefs update of an undefined file system"
 remotefs no
 restart_dgx02
 mounted_on dgx02 && fail "automount no: dgx02 mounted at startup"

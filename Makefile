@@ -22,7 +22,10 @@ O       ?= build
 CC      ?= cc
 PKGS    := libssh yaml-0.1 libarchive libcurl ncursesw libibverbs jansson zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# libcurl and libarchive are loaded when first used (engine/base/lazylib.h):
+# their headers at build time, not their libraries
+LAZY_PKGS  := libarchive libcurl
+PKG_LIBS   := $(shell pkg-config --libs $(filter-out $(LAZY_PKGS),$(PKGS)) 2>/dev/null) -ldl
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 
 CFLAGS  ?= -O2 -g

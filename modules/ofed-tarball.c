@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "../engine/ssh/ssh.h"
+#include "../engine/base/lazylib.h"
 #include "../engine/base/xalloc.h"
 
 /* Bigger than any of the small files we read: a bundle is not trusted. */
@@ -145,6 +146,11 @@ static int scan_entry(struct archive *a, struct archive_entry *e, struct scan *s
 
 static int scan_archive(const char *file, struct scan *sc, struct err *err)
 {
+	int lib = lazylib_archive(err);
+
+	if (lib)
+		return lib;
+
 	struct archive *a = archive_read_new();
 	struct archive_entry *e;
 	int rc = 0, r;

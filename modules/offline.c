@@ -14,6 +14,7 @@
 #include "../engine/ssh/ssh.h"
 #include "../engine/base/strlist.h"
 #include "../engine/base/template.h"
+#include "../engine/base/lazylib.h"
 #include "../engine/base/xalloc.h"
 
 #include <archive.h>
@@ -615,6 +616,11 @@ static int check_listed(const char *dir, const char *rel, struct verify *v)
 
 static int unpack(const char *bundle, const char *dir, struct err *err)
 {
+	int lib = lazylib_archive(err);
+
+	if (lib)
+		return lib;
+
 	struct archive *a = archive_read_new(), *w = archive_write_disk_new();
 	struct archive_entry *e;
 	int r, rc = 0;

@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "../base/lazylib.h"
 #include "../base/xalloc.h"
 #include "../base/yamltree.h"
 
@@ -297,6 +298,8 @@ int kube_client_new(const char *path, struct kube_client **ret, struct err *err)
 		goto out;
 	}
 	if ((rc = load_user(kc, u, err)))
+		goto out;
+	if ((rc = lazylib_curl(err)))
 		goto out;
 	if (!(kc->curl = curl_easy_init()))
 		rc = err_set(err, ERR_INTERNAL, "curl_easy_init failed");

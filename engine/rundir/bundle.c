@@ -2,6 +2,7 @@
  * Support bundles with libarchive; see bundle.h.
  */
 #include "bundle.h"
+#include "../base/lazylib.h"
 #include "../base/strbuf.h"
 #include "../base/xalloc.h"
 
@@ -111,6 +112,11 @@ static int add_tree(struct archive *a, const char *path, const char *name,
 int bundle_write(const char *out, const struct bundle_item *items, size_t nitems,
 		 const struct redactor *red, struct err *err)
 {
+	int lib = lazylib_archive(err);
+
+	if (lib)
+		return lib;
+
 	char *tmp = xasprintf("%s.tmp.%ld", out, (long)getpid());
 	struct archive *a = archive_write_new();
 	/* A support bundle holds command logs and facts: for its owner's eyes only

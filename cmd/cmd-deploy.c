@@ -455,22 +455,17 @@ static void run_paths_release(struct run_paths *rp)
  */
 static int run_id_for(bool resume, const char *given, struct run_paths *rp, struct err *err)
 {
-	char *path;
-	int rc = 0;
+	if (given) {
+		char *path = xasprintf("%s/runs/%s/journal.json", rp->state_dir, given);
+		int rc = 0;
 
-	if (given && !resume) {
-		path = xasprintf("%s/runs/%s/journal.json", rp->state_dir, given);
-		if (!access(path, F_OK))
+		if (!resume && !access(path, F_OK))
 			rc = err_set(err, ERR_USAGE, "--run-id %s: that run has a journal (%s): "
 				     "--resume continues it", given, path);
-		free(path);
-		if (!rc)
+		else
 			rp->run_id = xstrdup(given);
+		free(path);
 		return rc;
-	}
-	if (given) {
-		rp->run_id = xstrdup(given);
-		return 0;
 	}
 	if (!resume) {
 		rp->run_id = run_id_new();
@@ -675,7 +670,8 @@ static void use_upgraded_releases(const struct inventory *inv, struct playbook *
  * the last run once it holds it.
  */
 static int lock_cluster(const struct inventory *inv, const struct deploy_args *a,
-			const struct run_paths *rp, struct journal **journal, struct cluster_lock **cl, struct err *err)
+			const struct run_paths *rp, struct journal **journal,
+			struct cluster_lock **cl, struct err *err)
 {
 	int rc;
 

@@ -467,13 +467,13 @@ static int resume(const struct cmd_ctx *ctx, const struct upgrade_args *a,
 		status = run_deploy(ctx, a, pb, state, run_id, false);
 	}
 	/* nodes the plan left out still run the old releases */
-	if (status == EXIT_OK && !nleft)
-		status = finish_upgrade(inv, state);
-	else if (status == EXIT_OK)
+	if (status == EXIT_OK && nleft) {
 		printf("not upgraded: %zu node%s the plan left out (see the plan); the upgrade "
 		       "is not finished\n", nleft, nleft == 1 ? "" : "s");
-	if (status == EXIT_OK && nleft)
 		status = EXIT_FAILED;
+	} else if (status == EXIT_OK) {
+		status = finish_upgrade(inv, state);
+	}
 	if (status != EXIT_USAGE)
 		print_node_states(inv, state);
 	upgrade_to_release(&to);

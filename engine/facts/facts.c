@@ -434,6 +434,15 @@ struct gather {
 	bool fabric;   /* this host reads the whole fabric (iblinkinfo) */
 	bool deep;     /* FACTS_DEEP: the GPU diagnostics too */
 	char *peers;   /* BRINGUP_PEERS=NAME:PORT... on the launcher; owned */
+	const struct strbuf *script; /* facts_script(), one for every host */
+	/* What the worker hands the caller's thread (finish_host): the
+	 * output in the file spill_fd (>= 0) or in out, or spill_errno when
+	 * its file could not be read back; when the command started. */
+	bool have_output;
+	int spill_fd;
+	int spill_errno;
+	struct strbuf out;
+	double first_output_s, start_wall_s;
 };
 
 /*
@@ -536,25 +545,66 @@ static void spill_sink(void *arg, int stream, const char *buf, size_t len)
 	strbuf_add(&s->mem, buf, len);
 }
 
-/* The output back in res->out, or an error naming the host. */
-static int spill_back(struct spill *s, const struct host *h, struct cmd_result *res,
-		      struct err *err)
+/* The output back in g->out, or an error naming the host. */
+static int spill_back(struct gather *g, const struct host *h, struct err *err)
 {
-	int e = s->lost_errno;
+	int e = g->spill_errno;
 
-	if (s->fd < 0)
-		return 0;
-	if (s->in_memory && !e) {
-		strbuf_release(&res->out);
-		res->out = s->mem;
-		strbuf_init(&s->mem, 0);
-	} else if (!e && tmpfile_read_all(s->fd, &res->out)) {
+	if (!e && g->spill_fd >= 0 && tmpfile_read_all(g->spill_fd, &g->out))
 		e = errno ? errno : EIO;
-	}
+	if (g->spill_fd >= 0)
+		close(g->spill_fd);
+	g->spill_fd = -1;
 	if (e)
 		return err_set(err, ERR_IO, "host %s: facts could not be read back from their "
 			       "temporary file in %s: %s", h->name, tmpfile_dir(), strerror(e));
 	return 0;
+}
+
+/*
+ * On the caller's thread, as a host's end is taken: its output split into
+ * sections and parsed (hf), the clock skew read; an error names the host.
+ * One host at a time holds its trees between here and the caller's
+ * on_host (precheck judges and drops them there).
+ */
+static int finish_host(struct gather *g, const struct host *h, struct err *err)
+{
+	struct host_facts *hf = g->hf;
+	int rc;
+
+	g->have_output = false;
+	if ((rc = spill_back(g, h, err)))
+		goto out;
+	if ((rc = facts_inflate(&g->out, FACTS_MAX_PLAIN, err))) {
+		err_prefix(err, "host %s: ", h->name);
+		goto out;
+	}
+	rc = facts_split(g->out.buf, g->out.len, &hf->raw, err);
+	/* Split, the text is in hf->raw: its buffer goes before the parsers
+	 * add theirs. */
+	strbuf_release(&g->out);
+	if (rc) {
+		err_prefix(err, "host %s: ", h->name);
+		goto out;
+	}
+	{
+		const char *d = fact_output(hf, "date", NULL);
+		if (d && *d && g->first_output_s >= 0) {
+			/* The host read its clock after we sent the command
+			 * (connecting comes before, and does not count) and
+			 * before its first byte reached us: the skew lies in
+			 * that window, whose middle is the estimate. */
+			double half = g->first_output_s / 2.0;
+
+			hf->clock_skew_s = strtod(d, NULL) - (g->start_wall_s + half);
+			hf->clock_skew_err_s = half;
+			hf->have_skew = true;
+		}
+	}
+	parse_all(hf, g->inv, h);
+out:
+	strbuf_release(&g->out);
+	return rc;
 }
 
 static int gather_task(struct task_ctx *t, void *arg)
@@ -564,7 +614,6 @@ static int gather_task(struct task_ctx *t, void *arg)
 	const struct host *h = task_host(t, 0);
 	struct strbuf fam = STRBUF_INIT, envv = STRBUF_INIT, userv = STRBUF_INIT;
 	struct strbuf namev = STRBUF_INIT;
-	struct strbuf script = STRBUF_INIT;
 	struct strbuf portsv = STRBUF_INIT, intv = STRBUF_INIT;
 	char *env[12] = { NULL };
 	size_t ne = 0;
@@ -607,9 +656,8 @@ static int gather_task(struct task_ctx *t, void *arg)
 			 limit < 2 ? 2 : limit > 15 ? 15 : limit);
 		env[ne++] = limitv;
 	}
-	facts_script(&script);
-	cmd.input = script.buf;
-	cmd.input_len = script.len;
+	cmd.input = g->script->buf;
+	cmd.input_len = g->script->len;
 	cmd_result_init(&res);
 	rc = task_exec(t, 0, &cmd, &res, task_err(t));
 	/* The output is in: the session and its buffers (libssh's, some
@@ -637,35 +685,24 @@ static int gather_task(struct task_ctx *t, void *arg)
 			     h->name);
 		goto out;
 	}
-	if ((rc = spill_back(&spill, h, &res, task_err(t))))
-		goto out;
-	if ((rc = facts_inflate(&res.out, FACTS_MAX_PLAIN, task_err(t)))) {
-		err_prefix(task_err(t), "host %s: ", h->name);
-		goto out;
+	/* The output is all the worker keeps: the caller's thread turns it
+	 * into facts when it takes the host's end (finish_host), one host at
+	 * a time. Parsed here, every host in flight would hold its trees
+	 * until then (256 hosts: some 30 MB of them). */
+	g->have_output = true;
+	g->first_output_s = res.first_output_s;
+	g->start_wall_s = res.start_wall_s;
+	g->spill_errno = spill.lost_errno;
+	if (spill.fd < 0) {
+		g->out = res.out;
+		strbuf_init(&res.out, 0);
+	} else if (spill.in_memory) {
+		g->out = spill.mem;
+		strbuf_init(&spill.mem, 0);
+	} else if (!spill.lost_errno) {
+		g->spill_fd = spill.fd;
+		spill.fd = -1;
 	}
-	rc = facts_split(res.out.buf, res.out.len, &hf->raw, task_err(t));
-	/* Split, the text is in hf->raw: its buffer goes before the parsers
-	 * add theirs (64 hosts at once hold both otherwise). */
-	strbuf_release(&res.out);
-	if (rc) {
-		err_prefix(task_err(t), "host %s: ", h->name);
-		goto out;
-	}
-	{
-		const char *d = fact_output(hf, "date", NULL);
-		if (d && *d && res.first_output_s >= 0) {
-			/* The host read its clock after we sent the command
-			 * (connecting comes before, and does not count) and
-			 * before its first byte reached us: the skew lies in
-			 * that window, whose middle is the estimate. */
-			double half = res.first_output_s / 2.0;
-
-			hf->clock_skew_s = strtod(d, NULL) - (res.start_wall_s + half);
-			hf->clock_skew_err_s = half;
-			hf->have_skew = true;
-		}
-	}
-	parse_all(hf, g->inv, h);
 out:
 	cmd_result_release(&res);
 	if (spill.fd >= 0)
@@ -677,7 +714,6 @@ out:
 	strbuf_release(&namev);
 	strbuf_release(&portsv);
 	strbuf_release(&intv);
-	strbuf_release(&script);
 	return rc;
 }
 
@@ -686,6 +722,7 @@ struct gather_events {
 	const struct inventory *inv;
 	const size_t *idx;
 	struct task *tasks;
+	struct gather *g;
 	struct facts *f;
 	dep_event_fn cb;      /* may be NULL */
 	void *arg;
@@ -712,6 +749,8 @@ static void on_gather_event(const struct event *ev, void *arg)
 
 	if (!ge->cb && ev->kind != EV_TASK_DONE)
 		return;
+	if (ev->kind == EV_TASK_DONE && ge->g[ev->task].have_output && !t->rc)
+		t->rc = finish_host(&ge->g[ev->task], &ge->inv->hosts[ge->idx[ev->task]], &t->err);
 
 	if (ev->kind == EV_TASK_START) {
 		de.kind = DEV_HOST_START;
@@ -742,6 +781,7 @@ static int gather(struct runner *r, const struct inventory *inv, const size_t *i
 	struct facts *f = xcalloc(1, sizeof(*f));
 	struct task *tasks = xcalloc(n ? n : 1, sizeof(*tasks));
 	struct gather *g = xcalloc(n ? n : 1, sizeof(*g));
+	struct strbuf script = STRBUF_INIT;
 
 	f->inv = inv;
 	f->n = n;
@@ -755,24 +795,35 @@ static int gather(struct runner *r, const struct inventory *inv, const size_t *i
 	size_t launcher;
 	char *peers = peers_env(inv, idx, n, &launcher);
 
+	facts_script(&script);
+
 	for (size_t i = 0; i < n; i++) {
 		f->h[i].host = idx[i];
 		g[i] = (struct gather){ inv, &f->h[i], disconnect, i == fabric,
-					!!(flags & FACTS_DEEP), i == launcher ? peers : NULL };
+					!!(flags & FACTS_DEEP), i == launcher ? peers : NULL,
+					.script = &script, .spill_fd = -1, .out = STRBUF_INIT };
 		tasks[i] = (struct task){ .hosts = &idx[i], .nhosts = 1,
 					  .fn = gather_task, .arg = &g[i] };
 	}
 	if (!ge)
 		ge = &none;
 	ge->tasks = tasks;
+	ge->g = g;
 	ge->idx = idx;
 	ge->inv = inv;
 	ge->f = f;
 	/* Every task ends with EV_TASK_DONE, where its outcome moves to f. */
 	runner_run(r, tasks, n, on_gather_event, ge);
+	for (size_t i = 0; i < n; i++) {
+		/* every end was taken, so none is left; but never an fd */
+		if (g[i].spill_fd >= 0)
+			close(g[i].spill_fd);
+		strbuf_release(&g[i].out);
+	}
 	free(tasks);
 	free(g);
 	free(peers);
+	strbuf_release(&script);
 	*ret = f;
 	return 0;
 }

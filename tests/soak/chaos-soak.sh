@@ -172,7 +172,8 @@ while [ "$CYCLE" -lt "$RUNS" ]; do
 			KILL) kill -KILL $pid;;
 			INT) kill -INT $pid;;
 			TERM) kill -TERM $pid;;
-			INT2) kill -INT $pid; sleep 0.$(rnd "int2$CYCLE" 10); kill -INT $pid;;
+			# (the first ^C may have ended it already)
+			INT2) kill -INT $pid; sleep 0.$(rnd "int2$CYCLE" 10); kill -INT $pid 2>/dev/null;;
 			esac
 			break
 		fi

@@ -427,24 +427,6 @@ void facts_script(struct strbuf *out)
 		    template_get("precheck/facts.sh", NULL));
 }
 
-struct gather {
-	const struct inventory *inv;
-	struct host_facts *hf;
-	bool disconnect;
-	bool fabric;   /* this host reads the whole fabric (iblinkinfo) */
-	bool deep;     /* FACTS_DEEP: the GPU diagnostics too */
-	char *peers;   /* BRINGUP_PEERS=NAME:PORT... on the launcher; owned */
-	const struct strbuf *script; /* facts_script(), one for every host */
-	/* What the worker hands the caller's thread (finish_host): the
-	 * output in the file spill_fd (>= 0) or in out, or spill_errno when
-	 * its file could not be read back; when the command started. */
-	bool have_output;
-	int spill_fd;
-	int spill_errno;
-	struct strbuf out;
-	double first_output_s, start_wall_s;
-};
-
 /*
  * mpirun's launcher (the first GPU host gathered) must log in to every other
  * GPU host by itself: its fact ssh-peer tries them (check ssh.peer), at most
@@ -545,16 +527,45 @@ static void spill_sink(void *arg, int stream, const char *buf, size_t len)
 	strbuf_add(&s->mem, buf, len);
 }
 
+struct gather {
+	const struct inventory *inv;
+	struct host_facts *hf;
+	bool disconnect;
+	bool fabric;   /* this host reads the whole fabric (iblinkinfo) */
+	bool deep;     /* FACTS_DEEP: the GPU diagnostics too */
+	char *peers;   /* BRINGUP_PEERS=NAME:PORT... on the launcher; owned */
+	const struct strbuf *script; /* facts_script(), one for every host */
+	/* What the worker hands the caller's thread (finish_host): the
+	 * output, in spill or (without a file) in out; when it started. */
+	bool have_output;
+	struct spill spill;
+	struct strbuf out;
+	double first_output_s, start_wall_s;
+};
+
+static void spill_release(struct spill *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	strbuf_release(&s->mem);
+}
+
 /* The output back in g->out, or an error naming the host. */
 static int spill_back(struct gather *g, const struct host *h, struct err *err)
 {
-	int e = g->spill_errno;
+	struct spill *s = &g->spill;
+	int e = s->lost_errno;
 
-	if (!e && g->spill_fd >= 0 && tmpfile_read_all(g->spill_fd, &g->out))
+	if (s->fd < 0)
+		return 0;
+	if (s->in_memory && !e) {
+		strbuf_release(&g->out);
+		g->out = s->mem;
+		strbuf_init(&s->mem, 0);
+	} else if (!e && tmpfile_read_all(s->fd, &g->out)) {
 		e = errno ? errno : EIO;
-	if (g->spill_fd >= 0)
-		close(g->spill_fd);
-	g->spill_fd = -1;
+	}
 	if (e)
 		return err_set(err, ERR_IO, "host %s: facts could not be read back from their "
 			       "temporary file in %s: %s", h->name, tmpfile_dir(), strerror(e));
@@ -603,6 +614,7 @@ static int finish_host(struct gather *g, const struct host *h, struct err *err)
 	}
 	parse_all(hf, g->inv, h);
 out:
+	spill_release(&g->spill);
 	strbuf_release(&g->out);
 	return rc;
 }
@@ -621,13 +633,13 @@ static int gather_task(struct task_ctx *t, void *arg)
 	char fabricv[] = "BRINGUP_FABRIC=1", deepv[] = "BRINGUP_DEEP=1";
 	char gzipv[] = "BRINGUP_GZIP=1";
 	struct remote_cmd cmd = { .command = "sh -s", .env = env };
-	struct spill spill = { .fd = tmpfile_open(), .mem = STRBUF_INIT };
 	struct cmd_result res;
 	int rc;
 
-	if (spill.fd >= 0) {
+	g->spill = (struct spill){ .fd = tmpfile_open(), .mem = STRBUF_INIT };
+	if (g->spill.fd >= 0) {
 		cmd.sink = spill_sink;
-		cmd.sink_arg = &spill;
+		cmd.sink_arg = &g->spill;
 	}
 
 	families(h, &fam);
@@ -692,22 +704,14 @@ static int gather_task(struct task_ctx *t, void *arg)
 	g->have_output = true;
 	g->first_output_s = res.first_output_s;
 	g->start_wall_s = res.start_wall_s;
-	g->spill_errno = spill.lost_errno;
-	if (spill.fd < 0) {
+	if (g->spill.fd < 0) {
 		g->out = res.out;
 		strbuf_init(&res.out, 0);
-	} else if (spill.in_memory) {
-		g->out = spill.mem;
-		strbuf_init(&spill.mem, 0);
-	} else if (!spill.lost_errno) {
-		g->spill_fd = spill.fd;
-		spill.fd = -1;
 	}
 out:
 	cmd_result_release(&res);
-	if (spill.fd >= 0)
-		close(spill.fd);
-	strbuf_release(&spill.mem);
+	if (!g->have_output)
+		spill_release(&g->spill);
 	strbuf_release(&fam);
 	strbuf_release(&envv);
 	strbuf_release(&userv);
@@ -801,7 +805,8 @@ static int gather(struct runner *r, const struct inventory *inv, const size_t *i
 		f->h[i].host = idx[i];
 		g[i] = (struct gather){ inv, &f->h[i], disconnect, i == fabric,
 					!!(flags & FACTS_DEEP), i == launcher ? peers : NULL,
-					.script = &script, .spill_fd = -1, .out = STRBUF_INIT };
+					.script = &script, .spill = { .fd = -1, .mem = STRBUF_INIT },
+					.out = STRBUF_INIT };
 		tasks[i] = (struct task){ .hosts = &idx[i], .nhosts = 1,
 					  .fn = gather_task, .arg = &g[i] };
 	}
@@ -816,8 +821,7 @@ static int gather(struct runner *r, const struct inventory *inv, const size_t *i
 	runner_run(r, tasks, n, on_gather_event, ge);
 	for (size_t i = 0; i < n; i++) {
 		/* every end was taken, so none is left; but never an fd */
-		if (g[i].spill_fd >= 0)
-			close(g[i].spill_fd);
+		spill_release(&g[i].spill);
 		strbuf_release(&g[i].out);
 	}
 	free(tasks);

@@ -511,6 +511,11 @@ function load_states(text,   n, l, i, k) {
 	}
 }
 function state(name) { return (name in st) ? st[name] : "unknown" }
+# on[]: the names in a mounts/FS file, a line each
+function load_mounts(file,   l) {
+	while ((getline l < file) > 0) on[l] = 1
+	close(file)
+}
 '
 
 # gpfs_getstate_rows: mmgetstate's table rows from "num name ip des lic"
@@ -1367,9 +1372,8 @@ mmlsmount() {
 		n=0 sn=0
 		[ -f "$G/mounts/$d" ] && gpfs_wc_l n "$G/mounts/$d"
 		if [ "$n" -gt 0 ]; then
-			gpfs_mounted_on "$G/mounts/$d"
 			gpfs_load_states
-			gpfs_active_count n
+			gpfs_active_count n "$G/mounts/$d"
 		fi
 		# the owning cluster's nodes (its NSD servers) have it mounted too
 		_lm_sn=
@@ -1405,9 +1409,8 @@ mmlsmount() {
 gpfs_lsmount_rows() {
 	GPFS_AWK_S=$STATES GPFS_AWK_C=$CL_NAME GPFS_AWK_M=$1 awk "$gpfs_states_awk"'
 	BEGIN {
-		cl = ENVIRON["GPFS_AWK_C"]; mounts = ENVIRON["GPFS_AWK_M"]
-		while ((getline l < mounts) > 0) on[l] = 1
-		close(mounts)
+		cl = ENVIRON["GPFS_AWK_C"]
+		load_mounts(ENVIRON["GPFS_AWK_M"])
 		load_states(ENVIRON["GPFS_AWK_S"])
 	}
 	($2 in on) && state($2) == "active" {
@@ -1417,14 +1420,14 @@ gpfs_lsmount_rows() {
 	}'
 }
 
-# gpfs_active_count VAR: VAR=how many of the names in $mounted (words) are
-# active in STATES.
+# gpfs_active_count VAR MOUNTS: VAR=how many of the nodes in the file MOUNTS
+# are active in STATES (read as gpfs_lsmount_rows reads them).
 gpfs_active_count() {
-	_ac=$(GPFS_AWK_S=$STATES GPFS_AWK_N=$mounted awk "$gpfs_states_awk"'
+	_ac=$(GPFS_AWK_S=$STATES GPFS_AWK_M=$2 awk "$gpfs_states_awk"'
 	BEGIN {
+		load_mounts(ENVIRON["GPFS_AWK_M"])
 		load_states(ENVIRON["GPFS_AWK_S"])
-		n = split(ENVIRON["GPFS_AWK_N"], w, /[ \t\n]+/)
-		for (i = 1; i <= n; i++) if (w[i] != "" && state(w[i]) == "active") c++
+		for (x in on) if (state(x) == "active") c++
 		print c + 0
 	}')
 	eval "$1=\$_ac"
@@ -1438,16 +1441,6 @@ gpfs_short_get() {
 	*) _sh=$2;;
 	esac
 	eval "$1=\$_sh"
-}
-
-# gpfs_mounted_on FILE: sets mounted to FILE's lines, each between newlines.
-gpfs_mounted_on() {
-	mounted='
-'
-	while IFS= read -r _mo_l || [ -n "$_mo_l" ]; do
-		mounted=$mounted$_mo_l'
-'
-	done <"$1"
 }
 
 # gpfs_wc_l VAR FILE: VAR=$(wc -l <FILE) (newline-ended lines).

@@ -5,7 +5,8 @@
 # reviewed ones in .../expected); the state is cluster-wide, so a node
 # joined with mmaddnode on one node shows up in mmlscluster on another;
 # mmchconfig -N changes mmlsconfig; on a bare node the commands are absent
-# until GPFS is installed. Runs the stand-ins directly, no sshd.
+# until GPFS is installed; the read-only commands precheck runs print the
+# same without sim-gpfs-admin.sh. Runs the stand-ins directly, no sshd.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../fixtures/sim-gpu/mknode.sh"
 command -v flock >/dev/null || skip flock
@@ -158,4 +159,28 @@ on "$W" mmlsmount all -L >"$OUT/a"
 # the 6 nodes it lists, as published)
 sed 's/on 7 nodes/on 6 nodes/; s/10\.10\.1\.17 /10.10.1.18 /' "$FIX/real/mmlsmount_all_L_remote_fs_mounted.txt" |
 	diff -u - "$OUT/a" || fail "mmlsmount all -L differs from the capture"
+
+# --- the read-only commands read sim-gpfs-admin.sh not at all ----------------
+# The six commands precheck runs on every node source sim-gpfs-lib.sh alone
+# (its tail): with sim-gpfs-admin.sh gone they must print, byte for byte,
+# what they print with it, here and on the cluster with a mounted file system.
+LEAN=$D/lean-tools
+mkdir -p "$LEAN" && cp "$TOOLS"/* "$LEAN"/ && rm "$LEAN/sim-gpfs-admin.sh" || fail "lean copy"
+lean() { TOOLS=$LEAN on "$@"; }
+# the copy lacks it: any other command fails there, so this part can fail
+lean "$A" mmlscluster >/dev/null 2>&1 && fail "mmlscluster ran without sim-gpfs-admin.sh"
+for n in "$A" "$W"; do
+	for c in "mmgetstate" "mmgetstate -a" "mmgetstate -a -L" "mmgetstate -N quorumnodes -L" \
+		"mmgetstate -N nosuchnode" "mmlsmount all" "mmlsmount all -L" "mmlsmount fs1 -L" \
+		"mmlsconfig" "mmlsconfig pagepool" "mmdiag --config" "mmdiag --network" "mmdiag" \
+		"mmfsadm test verbs status" "mmfsadm dump" "mmhealth node show" "mmhealth"; do
+		# shellcheck disable=SC2086 # the command's words
+		on "$n" $c >"$OUT/full" 2>&1
+		rc=$?
+		# shellcheck disable=SC2086
+		lean "$n" $c >"$OUT/lean" 2>&1
+		[ $? = "$rc" ] && cmp -s "$OUT/full" "$OUT/lean" ||
+			{ diff -u "$OUT/full" "$OUT/lean" >&2; fail "$c on ${n##*/} differs without sim-gpfs-admin.sh"; }
+	done
+done
 exit 0

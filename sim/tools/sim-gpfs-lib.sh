@@ -269,8 +269,10 @@ gpfs_load_states() {
 			if (r == "up") { if (ok) { r = "active"; up++ } else r = "arbitrating" }
 			else if (r == "arb") r = "arbitrating"
 			print name[i], r
+			if (name[i] == me && mystate == "") mystate = r
 		}
-		print "#", need, qu + 0, up, member + 0, NR, unsorted + 0, (mynum == "" ? "-" : mynum)
+		print "#", need, qu + 0, up, member + 0, NR, unsorted + 0, (mystate == "" ? "-" : mystate),
+			(mynum == "" ? "-" : mynum)
 	}' "$G/nodes")
 	_ls_t=${STATES##*"# "}
 	QUORUM_NEED=${_ls_t%% *} _ls_t=${_ls_t#* }
@@ -278,14 +280,25 @@ gpfs_load_states() {
 	UP=${_ls_t%% *} _ls_t=${_ls_t#* }
 	MEMBER=${_ls_t%% *} _ls_t=${_ls_t#* }
 	NODES_TOTAL=${_ls_t%% *} _ls_t=${_ls_t#* }
-	NODES_SORTED=${_ls_t%% *} NODE_NUM=${_ls_t#* }
+	NODES_SORTED=${_ls_t%% *} _ls_t=${_ls_t#* }
+	MY_STATE=${_ls_t%% *} NODE_NUM=${_ls_t#* }
 	[ "$NODE_NUM" != - ] || NODE_NUM=
+	# this node's state, as gpfs_state_get would find it (awk's -v reads
+	# backslashes, so only for a name of letters, digits, _ . -)
+	[ "$MY_STATE" != - ] && gpfs_plain "${NODE_NAME-}" || MY_STATE=
 	STATES="
 ${STATES%"# "*}"
 }
 
 # gpfs_state_get VAR NAME: VAR=NAME's state from STATES (gpfs_load_states).
+# This node's from MY_STATE: dash matches ${STATES#*"NAME "} by trying every
+# prefix, O(n^2) in the table's size (some 20 ms at 256 nodes for a node
+# late in it, three calls a node in every precheck).
 gpfs_state_get() {
+	if [ -n "${MY_STATE-}" ] && [ "$2" = "${NODE_NAME-}" ]; then
+		eval "$1=\$MY_STATE"
+		return
+	fi
 	_sg=${STATES#*"
 $2 "}
 	if [ "$_sg" = "$STATES" ]; then _sg=unknown; else _sg=${_sg%%"

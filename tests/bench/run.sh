@@ -5,7 +5,8 @@
 #   exec      bringup exec -- PROBE         vs  ssh HOST PROBE
 #   precheck  bringup precheck (facts, parsers, every check, report)
 #                                            vs  ssh HOST ENV sh -s < the same facts script,
-#             ENV what bringup gives that host (tests/bench/probe-env.py)
+#             ENV what bringup gives that host (tests/bench/probe-env.py);
+#             the two sides' runs alternate (measure_pair)
 #   precheck-mem  peak memory of bringup precheck at BENCH_MEM_SIZES hosts
 #             (default "256 1000"), one run each (at the default -f, what
 #             users run, or -f BENCH_MEM_FORKS; --timeout
@@ -66,6 +67,36 @@ measure() {
 	echo "$(echo $walls | tr ' ' '\n' | median) $peak"
 }
 
+# timed_once SCRIPT: prints "wall_s max_rss_kb" of one run of `sh -c
+# SCRIPT` (sh execs a last simple command, so a lone command's own RSS; a
+# failed run is reported on stderr, as measure does).
+timed_once() {
+	/usr/bin/time -f '%e %M' -o "$out_dir/time.$$" sh -c "$1" >/dev/null 2>"$out_dir/err.$$" ||
+		{ echo "bench: failed: $1" >&2; tail -n 5 "$out_dir/err.$$" >&2; }
+	tail -n 1 "$out_dir/time.$$"
+}
+
+# measure_pair A B: the scripts A and B (timed_once) run in turn, A B A B ...,
+# $RUNS times each, so that a machine whose speed drifts over the minutes a
+# part takes (a shared or throttled VM) slows both sides alike; prints
+# "median_wall_A max_rss_A median_wall_B max_rss_B".
+measure_pair() {
+	_wa="" _wb="" _pa=0 _pb=0
+	for _ in $(seq "$RUNS"); do
+		read -r _w _m <<-EOF
+		$(timed_once "$1")
+		EOF
+		_wa="$_wa $_w"
+		[ "$_m" -gt "$_pa" ] && _pa=$_m
+		read -r _w _m <<-EOF
+		$(timed_once "$2")
+		EOF
+		_wb="$_wb $_w"
+		[ "$_m" -gt "$_pb" ] && _pb=$_m
+	done
+	echo "$(echo $_wa | tr ' ' '\n' | median) $_pa $(echo $_wb | tr ' ' '\n' | median) $_pb"
+}
+
 row() { # hosts what tool wall rss_kb [note]
 	printf '%-6s %-9s %-24s %8s %10s %s\n' "$1" "$2" "$3" "$4" \
 		"$(awk "BEGIN{printf \"%.1f\", $5/1024}")" "${6-}" | tee -a "$results"
@@ -97,16 +128,18 @@ for n in $SIZES; do
 	fi
 
 	if want precheck; then
-	set -- $(measure "$BRINGUP" precheck -i "$inv" -f "$FORKS" -o json --output /dev/null); pw=$1; pm=$2
 	# the same script with the environment bringup gives each host (the
 	# ports whose counters it reads, the fabric reader, mpirun's launcher)
 	"$BRINGUP" inventory show -i "$inv" -o json >"$out_dir/inv.$$"
 	nh=$(python3 "$here/probe-env.py" "$out_dir/inv.$$" "$out_dir")
-	seq "$nh" >"$out_dir/idx.$$"
-	export SSH out_dir
-	set -- $(measure xargs -a "$out_dir/idx.$$" -P "$FORKS" -I{} sh -c \
-		'read -r a e <"$out_dir/host.$1"; $SSH "$a" "$e sh -s" <"$out_dir/facts.sh" >/dev/null' \
-		sh {}); qw=$1; qm=$2
+	BENCH_IDX=$out_dir/idx.$$
+	seq "$nh" >"$BENCH_IDX"
+	export SSH out_dir BRINGUP FORKS BENCH_IDX BENCH_INV="$inv"
+	# shellcheck disable=SC2016 # expanded by timed_once's sh
+	set -- $(measure_pair \
+		'exec "$BRINGUP" precheck -i "$BENCH_INV" -f "$FORKS" -o json --output /dev/null' \
+		'exec xargs -a "$BENCH_IDX" -P "$FORKS" -I{} sh -c '\''read -r a e <"$out_dir/host.$1"; $SSH "$a" "$e sh -s" <"$out_dir/facts.sh" >/dev/null'\'' sh {}')
+	pw=$1 pm=$2 qw=$3 qm=$4
 	rm -f "$out_dir"/host.*
 	row "$n" precheck "bringup precheck" "$pw" "$pm"
 	row "$n" precheck "xargs -P + ssh (probe)" "$qw" "$qm" "(largest single ssh)"

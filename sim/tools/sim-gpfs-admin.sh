@@ -51,30 +51,6 @@ gpfs_resolve() {
 	awk -v x="$1" '$1 == x || $2 == x || index($1, x ".") == 1 { print $1, $2; exit }' "$G/hosts"
 }
 
-# gpfs_targets_get ALL: targets=$(gpfs_targets ALL "") without processes.
-gpfs_targets_get() {
-	if [ "$1" != 1 ]; then
-		targets=$NODE_NAME
-		return
-	fi
-	targets= _t_nl=
-	while IFS= read -r _t_l || [ -n "$_t_l" ]; do
-		set -f
-		set -- $_t_l
-		set +f
-		targets=$targets$_t_nl${2-}
-		_t_nl='
-'
-	done <"$G/nodes"
-	while :; do
-		case $targets in
-		*'
-') targets=${targets%?};;
-		*) break;;
-		esac
-	done
-}
-
 gpfs_cluster_id() {
 	printf '%s' "$1" | cksum | awk '{ printf "835838%013d\n", $1 }'
 }
@@ -204,7 +180,8 @@ gpfs_lscluster_table() {
 
 # gpfs_nodes_sorted: sets quorum and total from $G/nodes (what awk and wc
 # -l say) and says whether the file is in `sort -n` order already (numbers
-# strictly rising), so that mmgetstate reads it without processes.
+# strictly rising), so that mmlscluster reads it without processes (the
+# read-only commands precheck runs take the same from gpfs_load_states).
 gpfs_nodes_sorted() {
 	quorum=0 total=0 up=0 _ns_last=-1 _ns_ok=0
 	while _ns_full=1; IFS= read -r _ns_l || { _ns_full=0; [ -n "$_ns_l" ]; }; do

@@ -111,14 +111,11 @@ gpfs_require_member() {
 # the commands that read the states anyway: the states' awk says whether
 # this node is listed, so the node table is read once, not twice.
 gpfs_require_member_states() {
-	if [ -f "$G/cluster" ] && [ -f "$G/nodes" ]; then
-		gpfs_load_states
-		[ "$MEMBER" = 1 ] || gpfs_fail "This node does not belong to a GPFS cluster."
-		read -r CL_NAME CL_ID CL_RSH CL_RCP CL_AUTO <"$G/cluster"
-	else
-		gpfs_require_member
-		gpfs_load_states
-	fi
+	# without a cluster or a node table gpfs_require_member fails, in its words
+	[ -f "$G/cluster" ] && [ -f "$G/nodes" ] || gpfs_require_member
+	gpfs_load_states
+	[ "$MEMBER" = 1 ] || gpfs_fail "This node does not belong to a GPFS cluster."
+	read -r CL_NAME CL_ID CL_RSH CL_RCP CL_AUTO <"$G/cluster"
 }
 
 # gpfs_node_list SPEC: node names of -N SPEC (comma list, "all", a node
@@ -274,14 +271,11 @@ gpfs_load_states() {
 		print "#", need, qu + 0, up, member + 0, NR, unsorted + 0, (mystate == "" ? "-" : mystate),
 			(mynum == "" ? "-" : mynum)
 	}' "$G/nodes")
-	_ls_t=${STATES##*"# "}
-	QUORUM_NEED=${_ls_t%% *} _ls_t=${_ls_t#* }
-	QUORUM_UP=${_ls_t%% *} _ls_t=${_ls_t#* }
-	UP=${_ls_t%% *} _ls_t=${_ls_t#* }
-	MEMBER=${_ls_t%% *} _ls_t=${_ls_t#* }
-	NODES_TOTAL=${_ls_t%% *} _ls_t=${_ls_t#* }
-	NODES_SORTED=${_ls_t%% *} _ls_t=${_ls_t#* }
-	MY_STATE=${_ls_t%% *} NODE_NUM=${_ls_t#* }
+	set -f
+	set -- ${STATES##*"# "}
+	set +f
+	QUORUM_NEED=$1 QUORUM_UP=$2 UP=$3 MEMBER=$4 NODES_TOTAL=$5 NODES_SORTED=$6
+	MY_STATE=$7 NODE_NUM=$8
 	[ "$NODE_NUM" != - ] || NODE_NUM=
 	# this node's state, as gpfs_state_get would find it (awk's -v reads
 	# backslashes, so only for a name of letters, digits, _ . -)

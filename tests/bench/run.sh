@@ -51,15 +51,20 @@ PROBE=${BENCH_PROBE:-'hostname; uname -r; ofed_info -s; cat /etc/os-release >/de
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-# measure CMD...: prints "median_wall_s max_rss_kb" over $RUNS runs. A run
+# timed_once CMD...: prints "wall_s max_rss_kb" of one run of CMD. A run
 # that fails is reported on stderr (its time would not be comparable).
+timed_once() {
+	/usr/bin/time -f '%e %M' -o "$out_dir/time.$$" "$@" >/dev/null 2>"$out_dir/err.$$" ||
+		{ echo "bench: failed: $*" >&2; tail -n 5 "$out_dir/err.$$" >&2; }
+	tail -n 1 "$out_dir/time.$$"
+}
+
+# measure CMD...: prints "median_wall_s max_rss_kb" over $RUNS runs.
 measure() {
 	walls="" peak=0
 	for _ in $(seq "$RUNS"); do
-		/usr/bin/time -f '%e %M' -o "$out_dir/time.$$" "$@" >/dev/null 2>"$out_dir/err.$$" ||
-			{ echo "bench: failed: $*" >&2; tail -n 5 "$out_dir/err.$$" >&2; }
 		read -r w m <<-EOF
-		$(tail -n 1 "$out_dir/time.$$")
+		$(timed_once "$@")
 		EOF
 		walls="$walls $w"
 		[ "$m" -gt "$peak" ] && peak=$m
@@ -67,16 +72,8 @@ measure() {
 	echo "$(echo $walls | tr ' ' '\n' | median) $peak"
 }
 
-# timed_once SCRIPT: prints "wall_s max_rss_kb" of one run of `sh -c
-# SCRIPT` (sh execs a last simple command, so a lone command's own RSS; a
-# failed run is reported on stderr, as measure does).
-timed_once() {
-	/usr/bin/time -f '%e %M' -o "$out_dir/time.$$" sh -c "$1" >/dev/null 2>"$out_dir/err.$$" ||
-		{ echo "bench: failed: $1" >&2; tail -n 5 "$out_dir/err.$$" >&2; }
-	tail -n 1 "$out_dir/time.$$"
-}
-
-# measure_pair A B: the scripts A and B (timed_once) run in turn, A B A B ...,
+# measure_pair A B: the scripts A and B (`sh -c`: sh execs a last simple
+# command, so RSS is a lone command's own) run in turn, A B A B ...,
 # $RUNS times each, so that a machine whose speed drifts over the minutes a
 # part takes (a shared or throttled VM) slows both sides alike; prints
 # "median_wall_A max_rss_A median_wall_B max_rss_B".
@@ -84,12 +81,12 @@ measure_pair() {
 	_wa="" _wb="" _pa=0 _pb=0
 	for _ in $(seq "$RUNS"); do
 		read -r _w _m <<-EOF
-		$(timed_once "$1")
+		$(timed_once sh -c "$1")
 		EOF
 		_wa="$_wa $_w"
 		[ "$_m" -gt "$_pa" ] && _pa=$_m
 		read -r _w _m <<-EOF
-		$(timed_once "$2")
+		$(timed_once sh -c "$2")
 		EOF
 		_wb="$_wb $_w"
 		[ "$_m" -gt "$_pb" ] && _pb=$_m
